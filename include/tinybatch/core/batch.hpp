@@ -1,0 +1,76 @@
+// Owning batches: `count` column-major M x N matrices in one allocation of a memory space
+// (host memory by default, device memory with tinybatch::cuda::device_space).
+#pragma once
+
+#include <memory>
+#include <type_traits>
+
+#include "error.hpp"
+#include "memory.hpp"
+#include "views.hpp"
+
+namespace tinybatch {
+
+template <class T, int M = dynamic, int N = dynamic, class Space = host_space>
+class batch {
+  static_assert(std::is_floating_point_v<T>, "tinybatch batches hold float or double");
+  static_assert((M == dynamic || M > 0) && (N == dynamic || N > 0),
+                "fixed extents must be positive");
+
+ public:
+  using value_type = T;
+  using space_type = Space;
+  static constexpr int static_rows = M;
+  static constexpr int static_cols = N;
+
+  batch() = default;
+
+  /// `count` fixed-size matrices, packed.
+  explicit batch(index_t count)
+    requires(M != dynamic && N != dynamic)
+      : batch(M, N, count, 0) {}
+
+  /// `count` run-time-size m x n matrices, packed.
+  batch(int m, int n, index_t count)
+    requires(M == dynamic || N == dynamic)
+      : batch(m, n, count, 0) {}
+
+  int rows() const { return view_.rows(); }
+  int cols() const { return view_.cols(); }
+  int ld() const { return view_.ld(); }
+  index_t stride() const { return view_.stride(); }
+  index_t count() const { return view_.count(); }
+  index_t size() const { return view_.stride() * view_.count(); }  ///< elements
+  T* data() { return view_.data(); }
+  const T* data() const { return view_.data(); }
+
+  strided_view<T, M, N> view() { return view_; }
+  strided_view<const T, M, N> view() const { return view_; }
+  operator strided_view<T, M, N>() { return view_; }
+  operator strided_view<const T, M, N>() const { return view_; }
+
+  /// Matrix k (host memory only).
+  matrix_ref<T, M, N> operator[](index_t k) { return view_[k]; }
+  matrix_ref<const T, M, N> operator[](index_t k) const { return view()[k]; }
+
+ private:
+  struct deleter {
+    void operator()(T* p) const noexcept { Space::deallocate(p); }
+  };
+
+  batch(int m, int n, index_t count, int) {
+    detail::require(m >= 0 && n >= 0 && count >= 0, "batch",
+                    "negative size (m, n or count)");
+    if constexpr (M != dynamic) detail::require(m == M, "batch", "rows differ from M");
+    if constexpr (N != dynamic) detail::require(n == N, "batch", "cols differ from N");
+    int ld = m > 0 ? m : 1;
+    index_t stride = index_t(ld) * n;
+    mem_.reset(static_cast<T*>(Space::allocate(sizeof(T) * std::size_t(stride * count))));
+    view_ = strided_view<T, M, N>::make(mem_.get(), count, ld, stride, m, n);
+  }
+
+  std::unique_ptr<T, deleter> mem_;
+  strided_view<T, M, N> view_;
+};
+
+}  // namespace tinybatch

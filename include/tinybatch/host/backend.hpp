@@ -1,0 +1,117 @@
+// Host backend: runs each operation matrix by matrix, on one thread (seq) or OpenMP threads
+// (par). Today every size runs the reference kernels; the SIMD kernels for n <= 32 plug in
+// here, chosen by the policy's `kernels` knob and the matrix sizes.
+#pragma once
+
+#include <vector>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include "../core/pivots.hpp"
+#include "../policy.hpp"
+#include "../reference/blas.hpp"
+#include "../reference/cholesky.hpp"
+#include "../reference/lu.hpp"
+
+namespace tinybatch::detail {
+
+/// Calls f(state, k) for k in [0, count), `state` made by init() once per thread (scratch
+/// space, say): in order on one thread (seq), or spread over OpenMP threads (par). Matrices
+/// are independent, so a static schedule gives each thread one contiguous block.
+template <class Policy, class Init, class F>
+void for_each_matrix(const Policy& policy, index_t count, Init&& init, F&& f) {
+  if constexpr (std::is_same_v<Policy, parallel_policy<typename Policy::kernels>>) {
+#if defined(_OPENMP)
+    const int threads = policy.threads > 0 ? policy.threads : omp_get_max_threads();
+#pragma omp parallel num_threads(threads)
+    {
+      auto state = init();
+#pragma omp for schedule(static)
+      for (index_t k = 0; k < count; ++k) f(state, k);
+    }
+    return;
+#endif
+  }
+  (void)policy;
+  auto state = init();
+  for (index_t k = 0; k < count; ++k) f(state, k);
+}
+
+template <class Policy, class F>
+void for_each_matrix(const Policy& policy, index_t count, F&& f) {
+  for_each_matrix(policy, count, [] { return 0; }, [&](int, index_t k) { f(k); });
+}
+
+/// Per-thread scratch for the kernels that need it (pivots and a work column of inverse,
+/// getri). Allocated once per call and thread, not once per matrix.
+template <class T>
+struct scratch {
+  std::vector<int> ipiv;
+  std::vector<T> work;
+  void reserve(int n) {
+    if (int(ipiv.size()) < n) ipiv.resize(n), work.resize(n);
+  }
+};
+
+struct host_backend {
+  template <class P, class T, class VA, class VB, class VC>
+  static void gemm(const P& p, op ta, op tb, T alpha, const VA& A, const VB& B, T beta, const VC& C) {
+    for_each_matrix(p, C.count(), [&](index_t k) { reference::gemm(ta, tb, alpha, A[k], B[k], beta, C[k]); });
+  }
+
+  template <class P, class T, class VA, class VB>
+  static void trsm(const P& p, side s, uplo u, op t, diag d, T alpha, const VA& A, const VB& B) {
+    for_each_matrix(p, B.count(), [&](index_t k) { reference::trsm(s, u, t, d, alpha, A[k], B[k]); });
+  }
+
+  template <class P, class VA>
+  static void potrf(const P& p, uplo u, const VA& A, int* info) {
+    for_each_matrix(p, A.count(), [&](index_t k) { info[k] = reference::potrf(u, A[k]); });
+  }
+
+  template <class P, class VA, class VB>
+  static void potrs(const P& p, uplo u, const VA& A, const VB& B, const int* info) {
+    for_each_matrix(p, B.count(), [&](index_t k) {
+      if (!info || info[k] == 0) reference::potrs(u, A[k], B[k]);
+    });
+  }
+
+  template <class P, class VA>
+  static void getrf(const P& p, const VA& A, const pivot_view& ipiv, int* info) {
+    for_each_matrix(p, A.count(), [&](index_t k) { info[k] = reference::getrf(A[k], ipiv[k]); });
+  }
+
+  template <class P, class VA, class VB>
+  static void getrs(const P& p, op t, const VA& A, const pivot_view& ipiv, const VB& B, const int* info) {
+    for_each_matrix(p, B.count(), [&](index_t k) {
+      if (!info || info[k] == 0) reference::getrs(t, A[k], ipiv[k], B[k]);
+    });
+  }
+
+  template <class P, class VA>
+  static void getri(const P& p, const VA& A, const pivot_view& ipiv, int* info) {
+    using T = typename VA::value_type;
+    for_each_matrix(p, A.count(), [] { return scratch<T>{}; }, [&](scratch<T>& s, index_t k) {
+      s.reserve(A[k].rows());
+      info[k] = reference::getri(A[k], ipiv[k], s.work.data());
+    });
+  }
+
+  template <class P, class VA, class VX>
+  static void inverse(const P& p, const VA& A, const VX& X, int* info) {
+    using T = typename VX::value_type;
+    for_each_matrix(p, A.count(), [] { return scratch<T>{}; }, [&](scratch<T>& s, index_t k) {
+      s.reserve(A[k].rows());
+      info[k] = reference::inverse(A[k], X[k], s.ipiv.data(), s.work.data());
+    });
+  }
+};
+
+template <class K>
+struct backend<sequential_policy<K>> : host_backend {};
+template <class K>
+struct backend<parallel_policy<K>> : host_backend {};
+
+}  // namespace tinybatch::detail

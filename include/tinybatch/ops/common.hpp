@@ -1,0 +1,166 @@
+// What every front-end function shares: compile-time shape rules and the run-time argument
+// checks that turn misuse into an exception naming the routine and the argument, before any
+// matrix is touched.
+#pragma once
+
+#include <span>
+#include <string>
+#include <type_traits>
+
+#include "../core/enums.hpp"
+#include "../core/error.hpp"
+#include "../core/pivots.hpp"
+#include "../core/views.hpp"
+#include "../policy.hpp"
+
+namespace tinybatch::detail {
+
+constexpr bool ext_compatible(int a, int b) { return a == dynamic || b == dynamic || a == b; }
+
+/// Static rows/cols of op(V) when both are known at compile time, `dynamic` otherwise.
+template <class OpArg, class V>
+constexpr int static_op_rows() {
+  if constexpr (is_constant_v<OpArg>)
+    return std::remove_cvref_t<OpArg>::value == op::no_trans ? V::static_rows : V::static_cols;
+  else
+    return V::static_rows == V::static_cols ? V::static_rows : dynamic;
+}
+template <class OpArg, class V>
+constexpr int static_op_cols() {
+  if constexpr (is_constant_v<OpArg>)
+    return std::remove_cvref_t<OpArg>::value == op::no_trans ? V::static_cols : V::static_rows;
+  else
+    return V::static_rows == V::static_cols ? V::static_cols : dynamic;
+}
+
+template <class V>
+concept square_if_static = ext_compatible(V::static_rows, V::static_cols);
+
+template <class V>
+concept has_stride = requires(const V& v) { v.stride(); };
+
+template <class V>
+using scalar_of = typename V::value_type;
+
+template <class V>
+concept writable = !std::is_const_v<typename V::element_type>;
+
+template <class... V>
+concept same_scalar = (std::is_same_v<scalar_of<V>, scalar_of<std::tuple_element_t<0, std::tuple<V...>>>> && ...);
+
+/// Checks one view: non-negative count, non-null storage, legal leading dimension and stride.
+template <class V>
+void check_view(const char* routine, const char* name, const V& v, bool output) {
+  const std::string arg(name);
+  require(v.count() >= 0, routine, arg + ": negative batch count");
+  if (v.count() == 0) return;
+  if constexpr (V::uniform) {
+    const auto s = v.shape();
+    require(s.rows() >= 0 && s.cols() >= 0, routine, arg + ": negative matrix size");
+    require(s.ld >= (s.rows() > 1 ? s.rows() : 1), routine,
+            arg + ": leading dimension " + std::to_string(s.ld) + " < rows " +
+                std::to_string(s.rows()));
+    if constexpr (requires { v.stride(); }) {
+      require(v.data() != nullptr, routine, arg + ": null data pointer with a non-zero count");
+      // Inputs may share one matrix (stride 0, as cuBLAS allows); outputs may not overlap.
+      const index_t need = output ? index_t(s.ld) * s.cols() : 0;
+      require(v.stride() >= need, routine,
+              arg + ": stride " + std::to_string(v.stride()) + " is smaller than " +
+                  std::to_string(need) + (output ? " (output matrices would overlap)" : ""));
+    } else {
+      require(v.pointers() != nullptr, routine, arg + ": null pointer array with a non-zero count");
+    }
+  } else {
+    require(v.pointers() && v.rows_array() && v.cols_array() && v.ld_array(), routine,
+            arg + ": null pointer, size or leading-dimension array with a non-zero count");
+  }
+}
+
+inline void check_count(const char* routine, const char* name, index_t got, index_t want) {
+  require(got == want, routine,
+          std::string(name) + " has " + std::to_string(got) + " matrices, expected " +
+              std::to_string(want));
+}
+
+/// Per-matrix check: `dims(a, b, ...)` gets each view's matrix_ref (a shape-only one for
+/// uniform views, which is checked once) and returns an error text or nullptr. On the host,
+/// pointer arrays and variable-size batches are also checked matrix by matrix (null
+/// matrices, per-matrix sizes); device-side arrays cannot be read here and are trusted, as
+/// cuBLAS trusts them.
+template <class Policy, class Dims, class... V>
+void check_matrices(const char* routine, const Policy&, Dims&& dims, const V&... v) {
+  constexpr bool all_uniform = (V::uniform && ...);
+  const index_t count = (v.count(), ...);
+  auto fail = [&](const char* why, index_t k) {
+    std::string where = k < 0 ? std::string() : " (matrix " + std::to_string(k) + ")";
+    require(false, routine, std::string(why) + where);
+  };
+  if constexpr (all_uniform) {
+    if (const char* why = dims(v.shape()...)) fail(why, -1);
+  }
+  if constexpr (is_host_policy<std::remove_cvref_t<Policy>>::value) {
+    constexpr bool per_matrix = ((!V::uniform || !has_stride<V>) || ...);
+    if constexpr (per_matrix) {
+      for (index_t k = 0; k < count; ++k) {
+        if (((v[k].data == nullptr) || ...)) fail("null matrix pointer", k);
+        if constexpr (!all_uniform) {
+          if (((v[k].ld < (v[k].rows() > 1 ? v[k].rows() : 1)) || ...))
+            fail("leading dimension smaller than rows", k);
+          if (((v[k].rows() < 0 || v[k].cols() < 0) || ...)) fail("negative matrix size", k);
+          if (const char* why = dims(v[k]...)) fail(why, k);
+        }
+      }
+    }
+  }
+}
+
+/// info arrays: one int per matrix.
+inline void check_info(const char* routine, std::span<const int> info, index_t count) {
+  require(index_t(info.size()) >= count, routine,
+          "info has " + std::to_string(info.size()) + " entries for " + std::to_string(count) +
+              " matrices");
+  require(count == 0 || info.data() != nullptr, routine, "null info array");
+}
+
+/// Resolves a packed pivot buffer's stride (min(m, n) of a uniform batch) and checks its size.
+template <class V>
+pivot_view check_pivots(const char* routine, pivot_view p, const V& a) {
+  const index_t count = a.count();
+  if (p.is_pointer_array()) {
+    require(count == 0 || p.pointers() != nullptr, routine, "null ipiv pointer array");
+    require(p.size() >= count, routine, "ipiv has fewer pointers than matrices");
+    return p;
+  }
+  if constexpr (V::uniform) {
+    const auto s = a.shape();
+    const index_t mn = s.rows() < s.cols() ? s.rows() : s.cols();
+    if (p.stride() < 0) p.set_stride(mn);
+    require(p.stride() >= mn, routine, "ipiv stride smaller than min(m, n)");
+    require(count == 0 || p.size() >= (count - 1) * p.stride() + mn, routine,
+            "ipiv has " + std::to_string(p.size()) + " entries; " + std::to_string(count) +
+                " matrices need " + std::to_string((count - 1) * p.stride() + mn));
+  } else {
+    require(p.stride() >= 0, routine,
+            "a variable-size batch needs ipiv as a pointer array or with an explicit stride");
+    require(count == 0 || p.size() >= count * p.stride(), routine, "ipiv too small");
+  }
+  require(count == 0 || p.data() != nullptr, routine, "null ipiv buffer");
+  return p;
+}
+
+template <class A, class B>
+concept solve_shapes = square_if_static<A> && ext_compatible(A::static_rows, B::static_rows);
+
+inline const char* square_dims(const auto& ma) {
+  return ma.rows() != ma.cols() ? "A is not square" : nullptr;
+}
+inline const char* solve_dims(const auto& ma, const auto& mb) {
+  if (ma.rows() != ma.cols()) return "A is not square";
+  if (ma.rows() != mb.rows()) return "order of A differs from rows of B";
+  return nullptr;
+}
+
+template <class Policy>
+using backend_t = backend<std::remove_cvref_t<Policy>>;
+
+}  // namespace tinybatch::detail
