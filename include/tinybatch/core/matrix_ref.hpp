@@ -11,14 +11,14 @@ namespace tinybatch {
 /// Stores a run-time extent, or nothing when the extent is a compile-time constant.
 template <int E>
 struct extent {
-  TINYBATCH_HD constexpr extent() = default;
+  constexpr extent() = default;  // defaulted: host and device alike, no annotation
   TINYBATCH_HD constexpr explicit extent(int) {}
   TINYBATCH_HD static constexpr int value() { return E; }
 };
 template <>
 struct extent<dynamic> {
   int v = 0;
-  TINYBATCH_HD constexpr extent() = default;
+  constexpr extent() = default;  // defaulted: host and device alike, no annotation
   TINYBATCH_HD constexpr explicit extent(int e) : v(e) {}
   TINYBATCH_HD constexpr int value() const { return v; }
 };
@@ -36,7 +36,7 @@ struct matrix_ref {
   [[no_unique_address]] extent<M> m{};
   [[no_unique_address]] extent<N> n{};
 
-  TINYBATCH_HD constexpr matrix_ref() = default;
+  constexpr matrix_ref() = default;
   TINYBATCH_HD constexpr matrix_ref(T* p, int ld_, int rows_ = M, int cols_ = N)
       : data(p), ld(ld_), m(rows_), n(cols_) {}
 

@@ -3,12 +3,26 @@
 // largest magnitude.
 #pragma once
 
+#include <cfloat>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "blas.hpp"
 
 namespace tinybatch::reference {
+
+/// std::numeric_limits<T>::min() (the smallest normal number), spelled so that device code
+/// gets it without nvcc's --expt-relaxed-constexpr: numeric_limits is host-only constexpr.
+template <class T>
+TINYBATCH_HD constexpr T smallest_normal() {
+  if constexpr (std::is_same_v<T, float>)
+    return FLT_MIN;
+  else if constexpr (std::is_same_v<T, double>)
+    return DBL_MIN;
+  else
+    return std::numeric_limits<T>::min();
+}
 
 template <class MA>
 TINYBATCH_HD void swap_rows(const MA& A, int r1, int r2) {
@@ -26,7 +40,7 @@ template <class MA>
 TINYBATCH_HD int getrf(const MA& A, int* ipiv) {
   using T = typename MA::value_type;
   const int m = A.rows(), n = A.cols(), mn = m < n ? m : n;
-  const T sfmin = std::numeric_limits<T>::min();
+  const T sfmin = smallest_normal<T>();
   int info = 0;
   for (int j = 0; j < mn; ++j) {
     int p = j;
