@@ -18,7 +18,9 @@
 namespace tinybatch {
 
 template <class T, int M = dynamic, int N = dynamic>
-class strided_view {
+class strided_view : detail::extents<M, N> {
+  using ext = detail::extents<M, N>;
+
  public:
   using value_type = std::remove_const_t<T>;
   using element_type = T;
@@ -33,18 +35,19 @@ class strided_view {
   /// from one matrix to the next (default ld * N).
   constexpr strided_view(T* data, index_t count, int ld = (M > 0 ? M : 1), index_t stride = -1)
     requires(M != dynamic && N != dynamic)
-      : data_(data), count_(count), ld_(ld), stride_(stride < 0 ? index_t(ld) * N : stride) {}
+      : ext(M, N), data_(data), count_(count), ld_(ld),
+        stride_(stride < 0 ? index_t(ld) * N : stride) {}
 
   /// Run-time sizes: `count` matrices of m x n.
   constexpr strided_view(T* data, int m, int n, index_t count, int ld = -1, index_t stride = -1)
     requires(M == dynamic || N == dynamic)
-      : data_(data), count_(count), ld_(ld < 0 ? (m > 0 ? m : 1) : ld),
-        stride_(stride < 0 ? index_t(ld_) * n : stride), m_(m), n_(n) {}
+      : ext(m, n), data_(data), count_(count), ld_(ld < 0 ? (m > 0 ? m : 1) : ld),
+        stride_(stride < 0 ? index_t(ld_) * n : stride) {}
 
   TINYBATCH_HD constexpr T* data() const { return data_; }
   TINYBATCH_HD constexpr index_t count() const { return count_; }
-  TINYBATCH_HD constexpr int rows() const { return m_.value(); }
-  TINYBATCH_HD constexpr int cols() const { return n_.value(); }
+  using ext::cols;
+  using ext::rows;
   TINYBATCH_HD constexpr int ld() const { return ld_; }
   TINYBATCH_HD constexpr index_t stride() const { return stride_; }
 
@@ -54,15 +57,18 @@ class strided_view {
   /// Extents and leading dimension of every matrix, without touching memory.
   TINYBATCH_HD constexpr matrix_type shape() const { return matrix_type(nullptr, ld_, rows(), cols()); }
 
-  constexpr operator strided_view<const T, M, N>() const
-    requires(!std::is_const_v<T>)
-  {
-    return strided_view<const T, M, N>::make(data_, count_, ld_, stride_, rows(), cols());
+  // Templates, so that a view of const T has no conversion operator to itself (nvcc's
+  // warning #554 even for a constrained non-template one).
+  template <class U>
+    requires(std::is_same_v<U, const T> && !std::is_const_v<T>)
+  constexpr operator strided_view<U, M, N>() const {
+    return strided_view<U, M, N>::make(data_, count_, ld_, stride_, rows(), cols());
   }
 
   static constexpr strided_view make(T* d, index_t c, int ld, index_t s, int m, int n) {
     strided_view v;
-    v.data_ = d, v.count_ = c, v.ld_ = ld, v.stride_ = s, v.m_ = extent<M>(m), v.n_ = extent<N>(n);
+    static_cast<ext&>(v) = ext(m, n);
+    v.data_ = d, v.count_ = c, v.ld_ = ld, v.stride_ = s;
     return v;
   }
 
@@ -71,12 +77,12 @@ class strided_view {
   index_t count_ = 0;
   int ld_ = 1;
   index_t stride_ = 0;
-  [[no_unique_address]] extent<M> m_{};
-  [[no_unique_address]] extent<N> n_{};
 };
 
 template <class T, int M = dynamic, int N = dynamic>
-class pointer_view {
+class pointer_view : detail::extents<M, N> {
+  using ext = detail::extents<M, N>;
+
  public:
   using value_type = std::remove_const_t<T>;
   using element_type = T;
@@ -90,17 +96,17 @@ class pointer_view {
   /// Fixed sizes: ptrs[k] is matrix k, all with leading dimension `ld` (default M).
   constexpr pointer_view(T* const* ptrs, index_t count, int ld = (M > 0 ? M : 1))
     requires(M != dynamic && N != dynamic)
-      : ptrs_(ptrs), count_(count), ld_(ld) {}
+      : ext(M, N), ptrs_(ptrs), count_(count), ld_(ld) {}
 
   /// Run-time sizes.
   constexpr pointer_view(T* const* ptrs, int m, int n, index_t count, int ld = -1)
     requires(M == dynamic || N == dynamic)
-      : ptrs_(ptrs), count_(count), ld_(ld < 0 ? (m > 0 ? m : 1) : ld), m_(m), n_(n) {}
+      : ext(m, n), ptrs_(ptrs), count_(count), ld_(ld < 0 ? (m > 0 ? m : 1) : ld) {}
 
   TINYBATCH_HD constexpr T* const* pointers() const { return ptrs_; }
   TINYBATCH_HD constexpr index_t count() const { return count_; }
-  TINYBATCH_HD constexpr int rows() const { return m_.value(); }
-  TINYBATCH_HD constexpr int cols() const { return n_.value(); }
+  using ext::cols;
+  using ext::rows;
   TINYBATCH_HD constexpr int ld() const { return ld_; }
 
   TINYBATCH_HD constexpr matrix_type operator[](index_t k) const {
@@ -109,16 +115,17 @@ class pointer_view {
   TINYBATCH_HD constexpr matrix_type shape() const { return matrix_type(nullptr, ld_, rows(), cols()); }
 
   // An array of T* is not an array of const T*, but reading through it as one is fine.
-  constexpr operator pointer_view<const T, M, N>() const
-    requires(!std::is_const_v<T>)
-  {
-    return pointer_view<const T, M, N>::make(const_cast<const T* const*>(ptrs_), count_, ld_, rows(),
-                                             cols());
+  template <class U>
+    requires(std::is_same_v<U, const T> && !std::is_const_v<T>)
+  constexpr operator pointer_view<U, M, N>() const {
+    return pointer_view<U, M, N>::make(const_cast<const T* const*>(ptrs_), count_, ld_, rows(),
+                                       cols());
   }
 
   static constexpr pointer_view make(T* const* p, index_t c, int ld, int m, int n) {
     pointer_view v;
-    v.ptrs_ = p, v.count_ = c, v.ld_ = ld, v.m_ = extent<M>(m), v.n_ = extent<N>(n);
+    static_cast<ext&>(v) = ext(m, n);
+    v.ptrs_ = p, v.count_ = c, v.ld_ = ld;
     return v;
   }
 
@@ -126,8 +133,6 @@ class pointer_view {
   T* const* ptrs_ = nullptr;
   index_t count_ = 0;
   int ld_ = 1;
-  [[no_unique_address]] extent<M> m_{};
-  [[no_unique_address]] extent<N> n_{};
 };
 
 /// Variable-size batch: matrix k is m[k] x n[k] with leading dimension ld[k] at ptrs[k].
@@ -156,9 +161,9 @@ class vbatch_view {
     return matrix_type(ptrs_[k], ld_[k], m_[k], n_[k]);
   }
 
-  constexpr operator vbatch_view<const T>() const
-    requires(!std::is_const_v<T>)
-  {
+  template <class U>
+    requires(std::is_same_v<U, const T> && !std::is_const_v<T>)
+  constexpr operator vbatch_view<U>() const {
     return {const_cast<const T* const*>(ptrs_), m_, n_, ld_, count_};
   }
 

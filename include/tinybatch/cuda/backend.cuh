@@ -32,8 +32,7 @@ namespace tinybatch::cuda {
 /// first (with the same arguments it gives the generic kernel) unless the policy's kernels
 /// knob is kernels::reference. An overload that covers the call (its view types, sizes,
 /// flags) launches its kernel and returns true; these catch-alls cover nothing, so every
-/// call falls through to the generic kernels. Fast kernels too must take
-/// detail::kernel_view rather than the views themselves (see there why).
+/// call falls through to the generic kernels.
 namespace fast {
 template <class... A> bool gemm(const A&...) { return false; }
 template <class... A> bool trsm(const A&...) { return false; }
@@ -70,61 +69,18 @@ void launch_each_matrix(const char* kernel, CUstream_st* stream, index_t count, 
   check_launch(kernel);
 }
 
-/// What kernels receive instead of a view. nvcc 13 lays out a kernel parameter whose type
-/// has [[no_unique_address]] members (the fixed extents of strided_view and pointer_view)
-/// differently from the host compiler, so a fixed-size view passed by value reads garbage on
-/// the device. These copies store every extent as a plain int, have the same layout on both
-/// sides, and hand out the same matrix_ref<T, M, N> as the view: extents fixed at compile
-/// time still fold into the device code. Made by kernel_view_of(view).
-template <class T, int M, int N>
-struct strided_kernel_view {
-  using value_type = std::remove_const_t<T>;
-  T* data;
-  index_t stride;
-  int ld, rows, cols;
-  __device__ matrix_ref<T, M, N> operator[](index_t k) const {
-    return matrix_ref<T, M, N>(data + k * stride, ld, rows, cols);
-  }
-};
-
-template <class T, int M, int N>
-struct pointer_kernel_view {
-  using value_type = std::remove_const_t<T>;
-  T* const* ptrs;
-  int ld, rows, cols;
-  __device__ matrix_ref<T, M, N> operator[](index_t k) const {
-    return matrix_ref<T, M, N>(ptrs[k], ld, rows, cols);
-  }
-};
-
-template <class T>
-struct vbatch_kernel_view {
-  using value_type = std::remove_const_t<T>;
-  T* const* ptrs;
-  const int *rows, *cols, *ld;
-  __device__ matrix_ref<T> operator[](index_t k) const {
-    return matrix_ref<T>(ptrs[k], ld[k], rows[k], cols[k]);
-  }
-};
-
-template <class T, int M, int N>
-strided_kernel_view<T, M, N> kernel_view_of(const strided_view<T, M, N>& v) {
-  return {v.data(), v.stride(), v.ld(), v.rows(), v.cols()};
-}
-template <class T, int M, int N>
-pointer_kernel_view<T, M, N> kernel_view_of(const pointer_view<T, M, N>& v) {
-  return {v.pointers(), v.ld(), v.rows(), v.cols()};
-}
-template <class T>
-vbatch_kernel_view<T> kernel_view_of(const vbatch_view<T>& v) {
-  return {v.pointers(), v.rows_array(), v.cols_array(), v.ld_array()};
-}
-
+/// Views travel to the kernels by value, as they are: their extents live in an (empty when
+/// fixed) base class, laid out alike by the host compiler and nvcc, and their operator[]
+/// hands out the matrix_ref<T, M, N> whose fixed extents fold into the device code.
 template <class V>
-using kernel_view = decltype(kernel_view_of(std::declval<const V&>()));
+using kernel_view = V;
+template <class V>
+const V& kernel_view_of(const V& v) {
+  return v;
+}
 
-// One functor per operation: what thread k does. Kernel views and pivot_view (plain
-// pointers and integers) travel to the kernel by value inside the functor.
+// One functor per operation: what thread k does. Views and pivot_view travel to the kernel
+// by value inside the functor.
 
 template <class T, class KA, class KB, class KC>
 struct gemm_fn {
