@@ -1,6 +1,6 @@
 // Host backend: runs each operation matrix by matrix, on one thread (seq) or OpenMP threads
-// (par). Today every size runs the reference kernels; the SIMD kernels for n <= 32 plug in
-// here, chosen by the policy's `kernels` knob and the matrix sizes.
+// (par). With `kernels::automatic` and fixed sizes up to 32, the SIMD kernels of simd/ run
+// where they exist (simd::op returns false where not); everything else runs the reference.
 #pragma once
 
 #include <vector>
@@ -14,6 +14,7 @@
 #include "../reference/blas.hpp"
 #include "../reference/cholesky.hpp"
 #include "../reference/lu.hpp"
+#include "simd/dispatch.hpp"
 
 namespace tinybatch::detail {
 
@@ -58,6 +59,7 @@ struct scratch {
 struct host_backend {
   template <class P, class T, class VA, class VB, class VC>
   static void gemm(const P& p, op ta, op tb, T alpha, const VA& A, const VB& B, T beta, const VC& C) {
+    if (simd::gemm(p, ta, tb, alpha, A, B, beta, C)) return;
     for_each_matrix(p, C.count(), [&](index_t k) { reference::gemm(ta, tb, alpha, A[k], B[k], beta, C[k]); });
   }
 
@@ -68,6 +70,7 @@ struct host_backend {
 
   template <class P, class VA>
   static void potrf(const P& p, uplo u, const VA& A, int* info) {
+    if (simd::potrf(p, u, A, info)) return;
     for_each_matrix(p, A.count(), [&](index_t k) { info[k] = reference::potrf(u, A[k]); });
   }
 
@@ -80,6 +83,7 @@ struct host_backend {
 
   template <class P, class VA>
   static void getrf(const P& p, const VA& A, const pivot_view& ipiv, int* info) {
+    if (simd::getrf(p, A, ipiv, info)) return;
     for_each_matrix(p, A.count(), [&](index_t k) { info[k] = reference::getrf(A[k], ipiv[k]); });
   }
 

@@ -1,0 +1,243 @@
+// Instruction sets of the host SIMD kernels and the one value type they are written over.
+//
+// Why not xsimd: xsimd 8.1 compiles a batch<T, avx512f> only when the whole translation unit
+// is built with -mavx512f (its headers test __AVX512F__), and its run-time dispatch expects one
+// object file per instruction set. tinybatch is header-only and must run on a generic x86-64
+// build, so it cannot use that. Instead every kernel is a template over an architecture tag,
+// written with the compiler's vector extensions (`pack<T, W>`: +, -, *, /, comparisons and
+// `?:` blends lane by lane), and force-inlined into one small entry function per instruction
+// set that carries __attribute__((target(...))): the code generator then sees the whole kernel
+// with that instruction set enabled and nothing outside the entry function does. No intrinsic
+// is used (an intrinsic would need the target attribute on every function that calls it).
+#pragma once
+
+#include "../../core/config.hpp"
+
+// GCC and Clang on x86-64, not nvcc: CUDA translation units use the reference kernels on
+// the host side (the CUDA backend is where their speed comes from).
+#if !defined(TINYBATCH_NO_HOST_SIMD) && !defined(__CUDACC__) && defined(__x86_64__) && \
+    (defined(__GNUC__) || defined(__clang__))
+#define TINYBATCH_HOST_SIMD 1
+#else
+#define TINYBATCH_HOST_SIMD 0
+#endif
+
+#if TINYBATCH_HOST_SIMD
+
+#include <atomic>
+#include <cstring>
+#include <type_traits>
+
+// Vector values are passed between always-inline functions only; the ABI note GCC attaches
+// to 32- and 64-byte vector arguments in functions without AVX does not apply.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+#define TINYBATCH_SIMD_INLINE inline __attribute__((always_inline))
+
+namespace tinybatch::detail::simd {
+
+/// Instruction set tags: the register width in bytes and how many vector registers there are
+/// (the register blocking of every kernel is sized from these two numbers).
+struct avx2 {
+  static constexpr int bytes = 32;
+  static constexpr int registers = 16;
+  static constexpr const char* name = "avx2";
+};
+struct avx512 {
+  static constexpr int bytes = 64;
+  static constexpr int registers = 32;
+  static constexpr const char* name = "avx512";
+};
+
+/// Run-time choice, ordered: a value allows every set at or below it.
+enum class isa : int { none = 0, avx2 = 1, avx512 = 2 };
+
+inline isa detect_isa() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw"))
+    return isa::avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return isa::avx2;
+  return isa::none;
+}
+
+/// The best set this CPU runs, detected once.
+inline isa best_isa() {
+  static const isa best = detect_isa();
+  return best;
+}
+
+/// Test hook: caps the set the kernels may use (isa::none forces the reference path).
+inline std::atomic<int>& isa_cap() {
+  static std::atomic<int> cap{int(isa::avx512)};
+  return cap;
+}
+inline void limit_isa(isa cap) { isa_cap().store(int(cap)); }
+
+inline isa active_isa() {
+  const int cap = isa_cap().load(std::memory_order_relaxed);
+  return int(best_isa()) < cap ? best_isa() : isa(cap);
+}
+
+// pack<T, W>: W lanes of T in one register (W * sizeof(T) <= 64 bytes).
+template <class T, int W>
+struct pack_type;
+#define TINYBATCH_PACK(T, W)                                            \
+  template <>                                                           \
+  struct pack_type<T, W> {                                              \
+    typedef T type __attribute__((vector_size(W * sizeof(T))));         \
+  };
+TINYBATCH_PACK(double, 1)
+TINYBATCH_PACK(double, 2)
+TINYBATCH_PACK(double, 4)
+TINYBATCH_PACK(double, 8)
+TINYBATCH_PACK(float, 1)
+TINYBATCH_PACK(float, 2)
+TINYBATCH_PACK(float, 4)
+TINYBATCH_PACK(float, 8)
+TINYBATCH_PACK(float, 16)
+#undef TINYBATCH_PACK
+
+template <class T, int W>
+using pack = typename pack_type<T, W>::type;
+
+/// Lanes of T in one full register of the set.
+template <class Arch, class T>
+inline constexpr int lanes = Arch::bytes / int(sizeof(T));
+
+constexpr int bit_floor(int x) {
+  int p = 1;
+  while (p * 2 <= x) p *= 2;
+  return p;
+}
+constexpr int bit_ceil(int x) {
+  int p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
+/// A column of M elements as packs of width W (a power of two, W <= M, so the last pack can
+/// end at row M - 1 and overlap the one before it instead of reading past the column).
+template <class Arch, class T, int M>
+struct column_tiling {
+  static constexpr int width = lanes<Arch, T> < bit_floor(M) ? lanes<Arch, T> : bit_floor(M);
+  static constexpr int count = (M + width - 1) / width;
+  static constexpr int offset(int v) { return v * width < M - width ? v * width : M - width; }
+};
+
+// Unaligned loads and stores: user matrices have any leading dimension and alignment.
+template <int W, class T>
+TINYBATCH_SIMD_INLINE pack<T, W> load(const T* p) {
+  pack<T, W> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <int W, class T>
+TINYBATCH_SIMD_INLINE void store(T* p, const pack<T, W>& v) {
+  std::memcpy(p, &v, sizeof v);
+}
+template <int W, class T>
+TINYBATCH_SIMD_INLINE pack<T, W> splat(const T& x) {
+  // Through memory: GCC then emits a broadcast, and no -Wpsabi note about the return type.
+  T lane[W];
+#pragma GCC unroll 16
+  for (int i = 0; i < W; ++i) lane[i] = x;
+  pack<T, W> v;
+  std::memcpy(&v, lane, sizeof v);
+  return v;
+}
+
+/// d = x * t rounded on its own, unless this translation unit is compiled with FMA, where the
+/// compiler fuses the reference kernels' `a -= b * c` and may fuse this one too. Factorizations
+/// use it so that their exact-zero pivots and non-positive minors (info) are those of the
+/// reference path of the same build, to the last bit.
+template <class P, class T>
+TINYBATCH_SIMD_INLINE void product_as_reference(P& d, const P& x, const T& t) {
+  d = x * t;
+#if !defined(__FMA__) && defined(__OPTIMIZE__)
+  // An opaque value: no fused multiply-add across this point. Packs under 16 bytes are not
+  // vector-register operands, they go through memory.
+  if constexpr (sizeof(P) >= 16)
+    asm("" : "+v"(d));
+  else
+    asm("" : "+m"(d));
+#endif
+}
+
+/// Lanes first, first + 1, ..., with those at or past `end` set to `past`.
+template <int W, class T>
+TINYBATCH_SIMD_INLINE pack<T, W> iota(int first, int end, T past) {
+  T lane[W];
+#pragma GCC unroll 16
+  for (int i = 0; i < W; ++i) lane[i] = first + i < end ? T(first + i) : past;
+  pack<T, W> v;
+  std::memcpy(&v, lane, sizeof v);
+  return v;
+}
+
+/// Where matrix k of a uniform batch starts: strided and pointer-array views reduce to this,
+/// so each kernel is instantiated once per scalar type and size, not once per view type.
+template <class T>
+struct matrix_starts {
+  T* base = nullptr;
+  T* const* ptrs = nullptr;
+  index_t stride = 0;
+  int ld = 0;
+  TINYBATCH_SIMD_INLINE T* operator[](index_t k) const { return ptrs ? ptrs[k] : base + k * stride; }
+};
+
+template <class V>
+auto starts_of(const V& v) {
+  using E = typename V::element_type;
+  using T = typename V::value_type;
+  matrix_starts<T> s;
+  s.ld = v.shape().ld;
+  if constexpr (requires { v.stride(); }) {
+    s.base = const_cast<T*>(static_cast<E*>(v.data()));
+    s.stride = v.stride();
+  } else {
+    s.ptrs = const_cast<T* const*>(v.pointers());
+  }
+  return s;
+}
+
+/// Calls f(std::integral_constant<int, I>) for I in [0, N): a loop the compiler sees unrolled,
+/// so arrays of packs indexed by I stay in registers.
+template <int N, class F, int... I>
+TINYBATCH_SIMD_INLINE void unroll_impl(F&& f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I>{}), ...);
+}
+template <int N, class F>
+TINYBATCH_SIMD_INLINE void unroll(F&& f) {
+  unroll_impl<N>(f, std::make_integer_sequence<int, N>{});
+}
+
+// Entry points: `f(Arch{})` compiled with the instruction set enabled. Everything f calls is
+// always-inline (or flattened in), so the kernel body is generated for that set only.
+#define TINYBATCH_AVX2_TARGET "avx2,fma,bmi,bmi2,popcnt,lzcnt"
+#define TINYBATCH_AVX512_TARGET "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma,bmi,bmi2,popcnt,lzcnt"
+
+template <class F>
+__attribute__((target(TINYBATCH_AVX2_TARGET), flatten)) void run_avx2(F& f) {
+  f(avx2{});
+}
+template <class F>
+__attribute__((target(TINYBATCH_AVX512_TARGET), flatten)) void run_avx512(F& f) {
+  f(avx512{});
+}
+
+/// Runs f(Arch{}) for the instruction set `s` (which must not be isa::none).
+template <class F>
+void with_isa(isa s, F&& f) {
+  if (s == isa::avx512)
+    run_avx512(f);
+  else
+    run_avx2(f);
+}
+
+}  // namespace tinybatch::detail::simd
+
+#pragma GCC diagnostic pop
+
+#endif  // TINYBATCH_HOST_SIMD

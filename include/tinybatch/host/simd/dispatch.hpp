@@ -1,0 +1,134 @@
+// The host backend's fast path: for fixed sizes up to 32 and `kernels::automatic`, each
+// operation runs its SIMD kernel, with the instruction set chosen once per call from the CPU
+// (isa_cap() lowers it for tests) and the batch split into one contiguous range per thread.
+// Every function returns false when it does not apply, and the backend then runs the
+// reference kernels.
+#pragma once
+
+#include "arch.hpp"
+
+#if !TINYBATCH_HOST_SIMD
+
+namespace tinybatch::detail::simd {
+// No SIMD kernels in this compilation (nvcc, another compiler or architecture): the backend
+// always runs the reference.
+inline bool gemm(const auto&...) { return false; }
+inline bool getrf(const auto&...) { return false; }
+inline bool potrf(const auto&...) { return false; }
+}  // namespace tinybatch::detail::simd
+
+#else
+
+#include <type_traits>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include "../../core/enums.hpp"
+#include "../../core/pivots.hpp"
+#include "../../core/views.hpp"
+#include "../../policy.hpp"
+#include "gemm.hpp"
+#include "getrf.hpp"
+#include "potrf.hpp"
+
+namespace tinybatch::detail::simd {
+
+template <class V>
+concept fixed_small_view = V::uniform && V::static_rows != dynamic && V::static_cols != dynamic &&
+                           V::static_rows <= 32 && V::static_cols <= 32 &&
+                           (std::is_same_v<typename V::value_type, float> ||
+                            std::is_same_v<typename V::value_type, double>);
+
+template <class Policy, class... V>
+inline constexpr bool applies =
+    std::is_same_v<typename Policy::kernels, kernels::automatic> && (fixed_small_view<V> && ...);
+
+/// Calls f(k0, k1) on disjoint ranges covering [0, count): one range per OpenMP thread
+/// (parallel policy, same split as `schedule(static)`), or the whole batch.
+template <class Policy, class F>
+void for_each_range(const Policy& policy, index_t count, F&& f) {
+  if constexpr (std::is_same_v<Policy, parallel_policy<typename Policy::kernels>>) {
+#if defined(_OPENMP)
+    const int threads = policy.threads > 0 ? policy.threads : omp_get_max_threads();
+    if (threads > 1 && count > 1) {
+#pragma omp parallel num_threads(threads)
+      {
+        const index_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+        const index_t k0 = count * t / nt, k1 = count * (t + 1) / nt;
+        if (k0 < k1) f(k0, k1);
+      }
+      return;
+    }
+#endif
+  }
+  (void)policy;
+  f(index_t(0), count);
+}
+
+/// Runs body(isa, k0, k1) over the batch with the active instruction set.
+template <class Policy, class Body>
+bool run(const Policy& policy, index_t count, Body&& body) {
+  const isa s = active_isa();
+  if (s == isa::none) return false;
+  for_each_range(policy, count, [&](index_t k0, index_t k1) { body(s, k0, k1); });
+  return true;
+}
+
+template <class P, class T, class VA, class VB, class VC>
+bool gemm(const P& p, op ta, op tb, T alpha, const VA& A, const VB& B, T beta, const VC& C) {
+  if constexpr (applies<P, VA, VB, VC>) {
+    if (alpha == T(0)) return false;  // the BLAS reads neither A nor B then; rare, reference
+    constexpr int M = VC::static_rows, N = VC::static_cols;
+    const bool tB = tb != op::no_trans;
+    auto go = [&](auto ta_c) {
+      constexpr bool TA = decltype(ta_c)::value;
+      constexpr int K = TA ? VA::static_rows : VA::static_cols;
+      const auto a = starts_of(A), b = starts_of(B), c = starts_of(C);
+      return run(p, C.count(), [&](isa s, index_t k0, index_t k1) {
+        gemm_range<M, N, K, TA>(s, tB, alpha, a, b, beta, c, k0, k1);
+      });
+    };
+    return ta == op::no_trans ? go(std::false_type{}) : go(std::true_type{});
+  } else {
+    return false;
+  }
+}
+
+template <class P, class VA>
+bool getrf(const P& p, const VA& A, const pivot_view& ipiv, int* info) {
+  if constexpr (applies<P, VA>) {
+    constexpr int M = VA::static_rows, N = VA::static_cols;
+    const auto a = starts_of(A);
+    return run(p, A.count(), [&](isa s, index_t k0, index_t k1) {
+      getrf_range<M, N>(s, a, ipiv, info, k0, k1);
+    });
+  } else {
+    return false;
+  }
+}
+
+template <class P, class VA>
+bool potrf(const P& p, uplo ul, const VA& A, int* info) {
+  if constexpr (applies<P, VA>) {
+    constexpr int N = VA::static_rows;
+    if constexpr (VA::static_cols != N) {
+      return false;
+    } else {
+      const auto a = starts_of(A);
+      return run(p, A.count(), [&](isa s, index_t k0, index_t k1) {
+        if (ul == uplo::lower)
+          potrf_range<N, false>(s, a, info, k0, k1);
+        else
+          potrf_range<N, true>(s, a, info, k0, k1);
+      });
+    }
+  } else {
+    return false;
+  }
+}
+
+}  // namespace tinybatch::detail::simd
+
+#endif  // TINYBATCH_HOST_SIMD

@@ -1,0 +1,128 @@
+// gemm for fixed M, N, K <= 32, in the style of the small-GEMM paper (seeds/004): a tile of C
+// is held in registers while the K loop streams columns of A through the vector registers and
+// broadcasts elements of B into them (one fused multiply-add per pack and column of C).
+#pragma once
+
+#include "arch.hpp"
+
+#if TINYBATCH_HOST_SIMD
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace tinybatch::detail::simd {
+
+/// Register blocking of C: `rows` packs by `cols` columns. The accumulators, one pack of A per
+/// row pack and a spare for the broadcast must fit in the register file; among tilings that
+/// fit, the one with the most multiply-adds per load wins (rows * cols / (rows + cols)).
+template <class Arch>
+struct gemm_blocking {
+  static constexpr int max_rows = Arch::registers == 32 ? 4 : 3;
+  static constexpr int max_cols(int rows) { return (Arch::registers - 2 - rows) / rows; }
+};
+
+/// Splits `total` items into `parts` tiles as evenly as possible, the larger tiles last (so
+/// the overlapping last pack of a column always shares a tile with the pack it overlaps).
+constexpr int tile_begin(int total, int parts, int t) {
+  const int small = total / parts, big_count = total % parts, small_count = parts - big_count;
+  return t <= small_count ? t * small : small_count * small + (t - small_count) * (small + 1);
+}
+
+/// One register tile of C: packs [V0, V0 + MB) of the column tiling and columns [J0, J0 + NB).
+/// A is M x K (already op(A)); op(B)(l, j) is b[l * bl + j * bj] (no_trans: bl = 1, bj = ldb;
+/// trans: bl = ldb, bj = 1, a run-time choice that costs nothing in the address arithmetic).
+template <class Arch, class T, int M, int K, int V0, int MB, int J0, int NB>
+TINYBATCH_SIMD_INLINE void gemm_tile(T alpha, const T* a, int lda, const T* b, index_t bl, index_t bj,
+                                     T beta, T* c, int ldc) {
+  using tiling = column_tiling<Arch, T, M>;
+  constexpr int W = tiling::width;
+  using P = pack<T, W>;
+  // Loops over the tile are unrolled completely (constant bounds), so `acc` and `av` become
+  // registers; the K loop is not, it streams.
+  P acc[MB][NB];
+#pragma GCC unroll 32
+  for (int j = 0; j < NB; ++j)
+#pragma GCC unroll 8
+    for (int v = 0; v < MB; ++v) acc[v][j] = P{};
+#pragma GCC unroll 2
+  for (int l = 0; l < K; ++l) {
+    P av[MB];
+#pragma GCC unroll 8
+    for (int v = 0; v < MB; ++v) av[v] = load<W>(a + tiling::offset(V0 + v) + index_t(l) * lda);
+#pragma GCC unroll 32
+    for (int j = 0; j < NB; ++j) {
+      const T blj = b[l * bl + (J0 + j) * bj];
+#pragma GCC unroll 8
+      for (int v = 0; v < MB; ++v) acc[v][j] = av[v] * blj + acc[v][j];
+    }
+  }
+  // C is read (beta != 0) for the whole tile before any of it is written: the last pack of a
+  // column may overlap the previous one, and both live in this tile.
+  if (beta == T(0)) {
+#pragma GCC unroll 32
+    for (int j = 0; j < NB; ++j)
+#pragma GCC unroll 8
+      for (int v = 0; v < MB; ++v)
+        store<W>(c + tiling::offset(V0 + v) + index_t(J0 + j) * ldc, alpha * acc[v][j]);
+  } else {
+    P old[MB][NB];
+#pragma GCC unroll 32
+    for (int j = 0; j < NB; ++j)
+#pragma GCC unroll 8
+      for (int v = 0; v < MB; ++v) old[v][j] = load<W>(c + tiling::offset(V0 + v) + index_t(J0 + j) * ldc);
+#pragma GCC unroll 32
+    for (int j = 0; j < NB; ++j)
+#pragma GCC unroll 8
+      for (int v = 0; v < MB; ++v)
+        store<W>(c + tiling::offset(V0 + v) + index_t(J0 + j) * ldc, alpha * acc[v][j] + beta * old[v][j]);
+  }
+}
+
+/// C := alpha op(A) op(B) + beta C for one matrix; C is M x N, op(A) M x K. alpha != 0 (the
+/// caller handles alpha == 0, where the BLAS reads neither A nor B).
+template <class Arch, class T, int M, int N, int K, bool TA>
+TINYBATCH_SIMD_INLINE void gemm_one(T alpha, const T* a, int lda, const T* b, index_t bl, index_t bj,
+                                    T beta, T* c, int ldc) {
+  using tiling = column_tiling<Arch, T, M>;
+  using blocking = gemm_blocking<Arch>;
+  // op(A) = A^T: rows of A are strided, so A^T is formed once in L1 and then streamed by
+  // columns like a non-transposed A.
+  alignas(64) T at[TA ? M * K : 1];
+  if constexpr (TA) {
+    for (int i = 0; i < M; ++i)
+#pragma GCC unroll 32
+      for (int l = 0; l < K; ++l) at[i + l * M] = a[l + index_t(i) * lda];
+    a = at;
+    lda = M;
+  }
+  constexpr int NV = tiling::count;
+  constexpr int row_tiles = (NV + blocking::max_rows - 1) / blocking::max_rows;
+  unroll<row_tiles>([&](auto rt) {
+    constexpr int V0 = tile_begin(NV, row_tiles, rt);
+    constexpr int MB = tile_begin(NV, row_tiles, rt + 1) - V0;
+    constexpr int max_nb = blocking::max_cols(MB);
+    constexpr int col_tiles = (N + max_nb - 1) / max_nb;
+    unroll<col_tiles>([&](auto ct) {
+      constexpr int J0 = tile_begin(N, col_tiles, ct);
+      constexpr int NB = tile_begin(N, col_tiles, ct + 1) - J0;
+      gemm_tile<Arch, T, M, K, V0, MB, J0, NB>(alpha, a, lda, b, bl, bj, beta, c, ldc);
+    });
+  });
+}
+
+/// Matrices [k0, k1) of the batch, with instruction set `s`.
+template <int M, int N, int K, bool TA, class T>
+void gemm_range(isa s, bool tb, T alpha, matrix_starts<T> A, matrix_starts<T> B, T beta,
+                matrix_starts<T> C, index_t k0, index_t k1) {
+  const index_t bl = tb ? B.ld : 1, bj = tb ? 1 : B.ld;
+  with_isa(s, [&](auto arch) __attribute__((always_inline)) {
+    for (index_t k = k0; k < k1; ++k)
+      gemm_one<decltype(arch), T, M, N, K, TA>(alpha, A[k], A.ld, B[k], bl, bj, beta, C[k], C.ld);
+  });
+}
+
+}  // namespace tinybatch::detail::simd
+
+#pragma GCC diagnostic pop
+
+#endif  // TINYBATCH_HOST_SIMD

@@ -1,0 +1,121 @@
+// The SIMD gemm (fixed M, N, K <= 32) against the reference kernels, on every size 1..32, all
+// four transposition pairs, both scalar types, every instruction set this CPU has, odd batch
+// counts, padded and packed layouts, misaligned starts, strided and pointer-array views.
+#include "test_simd_support.hpp"
+
+
+using namespace tbt;
+using namespace tbt::simd;
+
+#if TINYBATCH_HOST_SIMD
+
+namespace {
+
+template <class T>
+mat<T> random_of(int m, int n) {
+  mat<T> a(m, n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) a(i, j) = uniform<T>();
+  return a;
+}
+
+/// One gemm on fresh data, fast path (policy `fast`) against the reference; returns the first
+/// difference or "".
+template <class T, int M, int N, int K, bool TA, bool TB, class Policy>
+std::string one_gemm(const Policy& fast, shape sh, bool pointers, index_t count, T alpha, T beta) {
+  constexpr int AR = TA ? K : M, AC = TA ? M : K, BR = TB ? N : K, BC = TB ? K : N;
+  poisoned<T> A(AR, AC, count, sh), B(BR, BC, count, sh), C(M, N, count, sh);
+  A.fill([&](index_t) { return random_of<T>(AR, AC); });
+  B.fill([&](index_t) { return random_of<T>(BR, BC); });
+  if (beta != T(0)) C.fill([&](index_t) { return random_of<T>(M, N); });  // else C stays poison
+  poisoned<T> want = C;
+  const tb::op ta = TA ? tb::op::trans : tb::op::no_trans;
+  const tb::op tb_ = TB ? tb::op::conj_trans : tb::op::no_trans;
+  auto run = [&](const auto& policy, poisoned<T>& c) {
+    if (pointers)
+      tb::gemm(policy, ta, tb_, alpha, A.template pointers<AR, AC, const T>(),
+               B.template pointers<BR, BC, const T>(), beta, c.template pointers<M, N>());
+    else
+      tb::gemm(policy, ta, tb_, alpha, A.template strided<AR, AC, const T>(),
+               B.template strided<BR, BC, const T>(), beta, c.template strided<M, N>());
+  };
+  run(fast, C);
+  run(reference, want);
+  return compare(C.buf, want.buf, 4.0 * (K + 2) * eps<T>());
+}
+
+template <class T, int M, int N, int K>
+void check_shape() {
+  for (ts::isa s : isas()) {
+    isa_scope scope(s);
+    auto pairs = [&](auto ta, auto tb_) {
+      constexpr bool TA = decltype(ta)::value, TB = decltype(tb_)::value;
+      for (shape sh : {shape::padded, shape::packed})
+        for (bool pointers : {false, true})
+          for (index_t count : small_counts)
+            for (T beta : {T(0), T(0.75)}) {
+              INFO("isa " << name(s) << ", M N K = " << M << " " << N << " " << K << ", op(A) "
+                          << (TA ? "T" : "N") << ", op(B) " << (TB ? "T" : "N") << ", "
+                          << name(sh) << (pointers ? ", pointers" : ", strided") << ", count "
+                          << count << ", beta " << beta);
+              const std::string diff =
+                  count == 1 ? one_gemm<T, M, N, K, TA, TB>(tb::seq, sh, pointers, count, T(1.25), beta)
+                             : one_gemm<T, M, N, K, TA, TB>(tb::par, sh, pointers, count, T(-0.5), beta);
+              CHECK(diff == "");
+            }
+    };
+    using yes = std::true_type;
+    using no = std::false_type;
+    pairs(no{}, no{});
+    pairs(yes{}, no{});
+    pairs(no{}, yes{});
+    pairs(yes{}, yes{});
+    // Many matrices over the threads, one configuration.
+    INFO("isa " << name(s) << ", M N K = " << M << " " << N << " " << K << ", count " << big_count);
+    CHECK(one_gemm<T, M, N, K, false, false>(tb::par, shape::padded, false, big_count, T(1), T(1)) == "");
+  }
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("simd gemm: square sizes 1..32 match the reference", "[simd][gemm]", float, double) {
+  for_sizes([](auto n) { check_shape<TestType, n, n, n>(); });
+}
+
+TEMPLATE_TEST_CASE("simd gemm: rectangular shapes match the reference", "[simd][gemm]", float, double) {
+  check_shape<TestType, 3, 7, 5>();
+  check_shape<TestType, 17, 4, 9>();
+  check_shape<TestType, 32, 1, 32>();
+  check_shape<TestType, 1, 32, 2>();
+  check_shape<TestType, 9, 31, 16>();
+  check_shape<TestType, 24, 12, 1>();
+}
+
+TEMPLATE_TEST_CASE("simd gemm: alpha == 0 reads neither A nor B, beta == 0 never reads C",
+                   "[simd][gemm]", float, double) {
+  using T = TestType;
+  for (ts::isa s : isas()) {
+    isa_scope scope(s);
+    INFO("isa " << name(s));
+    poisoned<T> A(8, 8, 5, shape::padded), B(8, 8, 5, shape::padded), C(8, 8, 5, shape::padded);
+    C.fill([](index_t) { return mat<T>::Constant(8, 8, T(2)); });
+    // A and B are all poison (NaN): alpha == 0 must not look at them.
+    tb::gemm(tb::seq, tb::no_trans, tb::no_trans, T(0), A.template strided<8, 8, const T>(),
+             B.template strided<8, 8, const T>(), T(0.5), C.template strided<8, 8>());
+    CHECK(C.at(4, 7, 7) == T(1));
+    // C all poison, beta == 0: the result is finite.
+    poisoned<T> D(8, 8, 5, shape::packed);
+    A.fill([](index_t) { return mat<T>::Identity(8, 8); });
+    B.fill([](index_t) { return mat<T>::Constant(8, 8, T(3)); });
+    tb::gemm(tb::seq, tb::no_trans, tb::no_trans, T(1), A.template strided<8, 8, const T>(),
+             B.template strided<8, 8, const T>(), T(0), D.template strided<8, 8>());
+    CHECK(D.at(4, 7, 7) == T(3));
+    CHECK(D.at(0, 0, 0) == T(3));
+  }
+}
+
+#else
+
+TEST_CASE("simd gemm: no SIMD kernels in this build", "[simd][gemm]") { SUCCEED(); }
+
+#endif

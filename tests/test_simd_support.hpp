@@ -1,0 +1,126 @@
+// Shared by the tests of the host SIMD kernels (test_simd_*.cpp): each fast path runs on one
+// copy of a poisoned batch and `sequential_policy<kernels::reference>` on another, and the two
+// buffers are compared element by element, padding and untouched triangles included.
+#pragma once
+
+#include "support.hpp"
+
+#include <tinybatch/host/simd/arch.hpp>
+
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+namespace tbt::simd {
+
+inline constexpr tb::sequential_policy<tb::kernels::reference> reference{};
+
+#if TINYBATCH_HOST_SIMD
+namespace ts = tinybatch::detail::simd;
+
+/// The instruction sets this CPU runs; each test runs once per set, forced through the cap.
+inline std::vector<ts::isa> isas() {
+  std::vector<ts::isa> v;
+  if (ts::best_isa() >= ts::isa::avx2) v.push_back(ts::isa::avx2);
+  if (ts::best_isa() >= ts::isa::avx512) v.push_back(ts::isa::avx512);
+  return v;
+}
+inline const char* name(ts::isa s) { return s == ts::isa::avx512 ? "avx512" : "avx2"; }
+
+/// Restores the automatic choice when a test ends.
+struct isa_scope {
+  explicit isa_scope(ts::isa s) { ts::limit_isa(s); }
+  ~isa_scope() { ts::limit_isa(ts::isa::avx512); }
+};
+#endif
+
+/// How the matrices sit in memory: `padded` has ld = m + 3, gaps between matrices and starts
+/// one element past an aligned address; `packed` has ld = m, no gaps and no slack after the
+/// last matrix (a read past it is a heap overflow under AddressSanitizer).
+enum class shape { padded, packed };
+inline const char* name(shape s) { return s == shape::padded ? "padded" : "packed"; }
+
+template <class T>
+struct poisoned {
+  int m, n, ld, offset;
+  index_t count, stride;
+  std::vector<T> buf;
+  std::vector<T*> ptrs;  // the pointer layout lists the matrices in reverse order
+
+  poisoned(int m_, int n_, index_t count_, shape s)
+      : m(m_), n(n_), ld(s == shape::padded ? m_ + 3 : m_), offset(s == shape::padded ? 1 : 0),
+        count(count_), stride(s == shape::padded ? index_t(m_ + 3) * n_ + 2 : index_t(m_) * n_),
+        buf(std::size_t(offset + stride * count_), poison<T>()), ptrs(std::size_t(count_)) {
+    point();
+  }
+  // A copy holds the same values in its own buffer, and points into that one.
+  poisoned(const poisoned& o)
+      : m(o.m), n(o.n), ld(o.ld), offset(o.offset), count(o.count), stride(o.stride), buf(o.buf),
+        ptrs(o.ptrs.size()) {
+    point();
+  }
+  poisoned& operator=(const poisoned&) = delete;
+  void point() {
+    for (index_t k = 0; k < count; ++k) ptrs[std::size_t(count - 1 - k)] = start(k);
+  }
+  T* start(index_t k) { return buf.data() + offset + k * stride; }
+  T& at(index_t k, int i, int j) { return start(k)[i + index_t(j) * ld]; }
+  void set(index_t k, const mat<T>& a) {
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) at(k, i, j) = a(i, j);
+  }
+  template <class F>
+  void fill(F&& f) {
+    for (index_t k = 0; k < count; ++k) set(k, f(k));
+  }
+
+  template <int M, int N, class E = T>
+  tb::strided_view<E, M, N> strided() {
+    return tb::strided_view<E, M, N>(buf.data() + offset, count, ld, stride);
+  }
+  template <int M, int N, class E = T>
+  tb::pointer_view<E, M, N> pointers() {
+    return tb::pointer_view<E, M, N>(reinterpret_cast<E* const*>(ptrs.data()), count, ld);
+  }
+};
+
+/// Compares the whole buffers: where the reference left poison (padding, an untouched
+/// triangle, a matrix skipped) the fast path must have left the same bits; where it wrote a
+/// NaN the fast path must have written a NaN; elsewhere |got - want| <= tol * (1 + |want|).
+/// Returns an empty string or the first difference.
+template <class T>
+std::string compare(const std::vector<T>& got, const std::vector<T>& want, double tol) {
+  for (std::size_t e = 0; e < want.size(); ++e) {
+    const T g = got[e], w = want[e];
+    bool ok;
+    if (is_poison(w))
+      ok = is_poison(g);
+    else if (std::isnan(w))
+      ok = std::isnan(g) && !is_poison(g);
+    else
+      ok = std::abs(double(g) - double(w)) <= tol * (1 + std::abs(double(w)));
+    if (!ok) {
+      std::ostringstream s;
+      s.precision(17);
+      s << "element " << e << ": got " << g << (is_poison(g) ? " (poison)" : "") << ", want " << w
+        << (is_poison(w) ? " (poison)" : "");
+      return s.str();
+    }
+  }
+  return {};
+}
+
+/// Calls f(integral_constant<int, n>) for n = 1..32.
+template <class F, int... I>
+void for_sizes_impl(F& f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I + 1>{}), ...);
+}
+template <class F>
+void for_sizes(F&& f) {
+  for_sizes_impl(f, std::make_integer_sequence<int, 32>{});
+}
+
+inline constexpr index_t small_counts[] = {1, 3, 7};
+inline constexpr index_t big_count = 1003;  // uneven split over threads
+
+}  // namespace tbt::simd
