@@ -19,7 +19,8 @@ build=${TINYBATCH_BUILD:-build-device}
 step_timeout=${TINYBATCH_STEP_TIMEOUT:-420}
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
-programs=(test_cuda_blas test_cuda_cholesky test_cuda_lu test_cuda_misc)
+programs=(test_cuda_blas test_cuda_cholesky test_cuda_lu test_cuda_misc test_cuda_fast_getrf
+          test_cuda_fast_inverse test_cuda_fast_potrf test_cuda_fast_gemm)
 summary=()
 failed=0
 note() { summary+=("$1"); }
@@ -50,7 +51,7 @@ timeout "$step_timeout" meson test -C "$build" --no-rebuild --suite cuda --print
 rc=$?
 cat "$build/meson-logs/testlog.txt" >>"$out/tests.log" 2>/dev/null
 secs=$(($(date +%s) - start))
-results=$(grep -E '^ *[0-9]+/[0-9]+ .*cuda' "$out/tests.log" | sed 's/^ *//' | head -n 8)
+results=$(grep -E '^ *[0-9]+/[0-9]+ .*cuda' "$out/tests.log" | sed 's/^ *//' | head -n 12)
 counts=$(grep -E '^(All tests passed|test cases:)' "$out/tests.log" | sed 's/^/    /')
 agree=$(grep -E '^GPU vs host:' "$out/tests.log" | sed 's/^/    /')
 if [ $rc -eq 0 ]; then note "GPU tests (full grid, ${secs}s): ok"; else fail "GPU tests (full grid, ${secs}s): FAILED rc=$rc (see tests.log)"; fi

@@ -32,7 +32,8 @@ namespace tinybatch::cuda {
 /// first (with the same arguments it gives the generic kernel) unless the policy's kernels
 /// knob is kernels::reference. An overload that covers the call (its view types, sizes,
 /// flags) launches its kernel and returns true; these catch-alls cover nothing, so every
-/// call falls through to the generic kernels.
+/// call falls through to the generic kernels. The fast overloads live in kernels/fast.cuh,
+/// included below (a qualified call finds only what is declared before the caller).
 namespace fast {
 template <class... A> bool gemm(const A&...) { return false; }
 template <class... A> bool trsm(const A&...) { return false; }
@@ -43,6 +44,12 @@ template <class... A> bool getrs(const A&...) { return false; }
 template <class... A> bool getri(const A&...) { return false; }
 template <class... A> bool inverse(const A&...) { return false; }
 }  // namespace fast
+
+}  // namespace tinybatch::cuda
+
+#include "kernels/fast.cuh"
+
+namespace tinybatch::cuda {
 
 namespace detail {
 

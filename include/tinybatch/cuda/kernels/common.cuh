@@ -1,0 +1,208 @@
+// Building blocks of the fast CUDA kernels for n <= 32 (issue #4): one thread per matrix row
+// with the row in registers, a power-of-two segment of lanes per matrix (so warp shuffles
+// with a width reduce within one matrix), several matrices per thread block, and matrices
+// moved between global and shared memory by the whole block with coalesced accesses.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cfloat>
+#include <type_traits>
+
+#include "../../core/config.hpp"
+#include "../../core/views.hpp"
+#include "tuning.hpp"
+
+namespace tinybatch::cuda::fast_kernels {
+
+/// Lanes per matrix: the next power of two >= n (shuffles with that width stay inside it).
+constexpr int seg_width(int n) {
+  int w = 1;
+  while (w < n) w *= 2;
+  return w;
+}
+
+/// Elements between two matrices' tiles in shared memory: at least `size`; when several
+/// matrices share a warp, congruent to the segment width modulo 32 so that lane r of
+/// segment s (reading element r + c * n of its tile) hits bank (s * w + r) mod 32: no
+/// conflicts.
+constexpr int tile_stride(int size, int w) {
+  if (w >= 32) return (size + 3) / 4 * 4;
+  int s = size;
+  while (s % 32 != w % 32) ++s;
+  return s;
+}
+
+/// Elements per 16-byte vector.
+template <class T>
+inline constexpr int vec_width = int(16 / sizeof(T));
+
+template <class T>
+using vec_t = std::conditional_t<std::is_same_v<T, float>, float4, double2>;
+
+/// Elements between two segments' broadcast rows: a whole number of 16-byte vectors, an odd
+/// number of them, so that the segments of one warp read their rows from different banks.
+template <class T>
+constexpr int vec_stride(int size) {
+  constexpr int v = vec_width<T>;
+  int q = (size + v - 1) / v;
+  if (q % 2 == 0) ++q;
+  return q * v;
+}
+
+/// Smallest normal number, as reference::getrf uses it.
+template <class T>
+__device__ constexpr T sfmin() {
+  if constexpr (std::is_same_v<T, float>)
+    return FLT_MIN;
+  else
+    return DBL_MIN;
+}
+
+// ---- where matrix k lives -----------------------------------------------------------------
+
+/// Strided batch: matrix k at data + k * stride, leading dimension ld.
+template <class E>
+struct strided_at {
+  E* data;
+  index_t stride;
+  int ld;
+  __device__ E* operator()(index_t k) const { return data + k * stride; }
+};
+/// Pointer-array batch: matrix k at ptrs[k].
+template <class E>
+struct pointer_at {
+  E* const* ptrs;
+  int ld;
+  __device__ E* operator()(index_t k) const { return ptrs[k]; }
+};
+
+template <class E, int M, int N>
+strided_at<E> at_of(const strided_view<E, M, N>& v) {
+  return {v.data(), v.stride(), v.ld()};
+}
+template <class E, int M, int N>
+pointer_at<E> at_of(const pointer_view<E, M, N>& v) {
+  return {v.pointers(), v.ld()};
+}
+
+/// Fixed-size strided or pointer-array view of float or double.
+template <class V>
+struct is_fixed_view : std::false_type {};
+template <class E, int M, int N>
+struct is_fixed_view<strided_view<E, M, N>> : std::bool_constant<(M > 0 && N > 0)> {};
+template <class E, int M, int N>
+struct is_fixed_view<pointer_view<E, M, N>> : std::bool_constant<(M > 0 && N > 0)> {};
+
+template <class V>
+concept fixed_view = is_fixed_view<V>::value &&
+                     (std::is_same_v<typename V::value_type, float> ||
+                      std::is_same_v<typename V::value_type, double>);
+
+/// A fixed-size square view of order 1..32.
+template <class V>
+concept small_square = fixed_view<V> && V::static_rows == V::static_cols &&
+                       V::static_rows <= 32;
+
+// ---- block-wide moves between global and shared memory -----------------------------------
+
+/// Which elements of an M x N matrix a move touches.
+enum class part { all, lower, upper };
+
+template <part P>
+__device__ constexpr bool in_part(int i, int j) {
+  if constexpr (P == part::lower)
+    return i >= j;
+  else if constexpr (P == part::upper)
+    return i <= j;
+  else
+    return true;
+}
+
+/// Copies matrices k0 .. k0 + NB - 1 (those < count) from global memory into their tiles:
+/// element (i, j) of the M x N matrix m to tile[m * TS + i * RS + j * CS] (RS = 1, CS = M:
+/// column-major; RS = N, CS = 1: transposed). Consecutive threads read consecutive elements
+/// of a column: coalesced for packed batches.
+template <int THREADS, int NB, int M, int N, int TS, int RS, int CS, part P, class T, class At>
+__device__ __forceinline__ void to_tiles(T* tile, const At& at, index_t k0, index_t count) {
+  constexpr int total = NB * M * N;
+#pragma unroll 4
+  for (int e = threadIdx.x; e < total; e += THREADS) {
+    const int m = e / (M * N), w = e - m * (M * N), j = w / M, i = w - j * M;
+    if (k0 + m < count && in_part<P>(i, j)) tile[m * TS + i * RS + j * CS] = at(k0 + m)[i + index_t(j) * at.ld];
+  }
+}
+
+/// The reverse of to_tiles.
+template <int THREADS, int NB, int M, int N, int TS, int RS, int CS, part P, class T, class At>
+__device__ __forceinline__ void from_tiles(const T* tile, const At& at, index_t k0, index_t count) {
+  constexpr int total = NB * M * N;
+#pragma unroll 4
+  for (int e = threadIdx.x; e < total; e += THREADS) {
+    const int m = e / (M * N), w = e - m * (M * N), j = w / M, i = w - j * M;
+    if (k0 + m < count && in_part<P>(i, j)) at(k0 + m)[i + index_t(j) * at.ld] = tile[m * TS + i * RS + j * CS];
+  }
+}
+
+// ---- rows through shared memory -----------------------------------------------------------
+
+/// Writes x[b, end) to buf (16-byte vectors, whole vectors from the one holding b). Called in
+/// fully unrolled loops, where b is a constant and x stays in registers.
+template <int E, class T>
+__device__ __forceinline__ void put_row(T* buf, int b, const T (&x)[E], int end = E) {
+  constexpr int v = vec_width<T>;
+  using V = vec_t<T>;
+#pragma unroll
+  for (int q = b / v; q * v < end; ++q) {
+    T t[v];
+#pragma unroll
+    for (int e = 0; e < v; ++e) t[e] = q * v + e < E ? x[q * v + e] : T(0);
+    V w;
+    if constexpr (v == 4)
+      w = V{t[0], t[1], t[2], t[3]};
+    else
+      w = V{t[0], t[1]};
+    reinterpret_cast<V*>(buf)[q] = w;
+  }
+}
+
+/// Reads buf[b, end) into y[b, end) (16-byte vectors).
+template <int E, class T>
+__device__ __forceinline__ void get_row(const T* buf, int b, T (&y)[E], int end = E) {
+  constexpr int v = vec_width<T>;
+  using V = vec_t<T>;
+#pragma unroll
+  for (int q = b / v; q * v < end; ++q) {
+    const V w = reinterpret_cast<const V*>(buf)[q];
+    T t[v];
+    if constexpr (v == 4) {
+      t[0] = w.x, t[1] = w.y, t[2] = w.z, t[3] = w.w;
+    } else {
+      t[0] = w.x, t[1] = w.y;
+    }
+#pragma unroll
+    for (int e = 0; e < v; ++e)
+      if (q * v + e >= b && q * v + e < end) y[q * v + e] = t[e];
+  }
+}
+
+/// Blocks for `count` matrices, NB per block (grid-stride loops cover the rest).
+inline unsigned grid_for(index_t count, int nb) {
+  const index_t blocks = (count + nb - 1) / nb;
+  return unsigned(blocks < 2147483647 ? blocks : 2147483647);
+}
+
+}  // namespace tinybatch::cuda::fast_kernels
+
+namespace tinybatch::cuda::fast_kernels {
+
+/// Thread-block size for a kernel that keeps `bytes_per_matrix` bytes of static shared
+/// memory per matrix (segments of w lanes): the tuned size, cut (by whole warps) until the
+/// block's matrices fit in 48 KiB.
+constexpr int fit_threads(int tuned_threads, int w, int bytes_per_matrix) {
+  int t = tuned_threads;
+  while (t > 32 && (t / w) * bytes_per_matrix > 48 * 1024) t -= 32;
+  return t;
+}
+
+}  // namespace tinybatch::cuda::fast_kernels

@@ -1,0 +1,96 @@
+// The fast kernels' entry points: overloads of cuda::fast::OP that the CUDA backend asks
+// before its generic kernels (backend.cuh). Each covers fixed-size strided and pointer-array
+// views (compile-time sizes) of float or double with n <= 32; anything else falls through
+// to the catch-alls, which return false. Launch sizes come from tuning.hpp.
+#pragma once
+
+#include "../../core/enums.hpp"
+#include "../../core/pivots.hpp"
+#include "../error.hpp"
+#include "gemm.cuh"
+#include "getrf.cuh"
+#include "inverse.cuh"
+#include "potrf.cuh"
+
+namespace tinybatch::cuda::fast {
+
+namespace k = fast_kernels;
+
+template <k::small_square V>
+bool getrf(CUstream_st* stream, const V& A, const pivot_view& ipiv, int* info) {
+  using T = typename V::value_type;
+  constexpr int n = V::static_rows, w = k::seg_width(n);
+  constexpr int bytes = int(sizeof(T)) * (k::tile_stride(n * n, w) + 2 * k::vec_stride<T>(n));
+  constexpr int threads = k::fit_threads(k::tuned(k::fast_op::getrf, sizeof(T), n).threads, w, bytes);
+  k::getrf_kernel<T, n, threads><<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(
+      k::at_of(A), A.count(), ipiv, info);
+  check_launch("tinybatch::cuda getrf (fast)");
+  return true;
+}
+
+template <k::small_square VA, k::small_square VX>
+  requires(VA::static_rows == VX::static_rows)
+bool inverse(CUstream_st* stream, const VA& A, const VX& X, int* info) {
+  using T = typename VX::value_type;
+  constexpr int n = VA::static_rows, w = k::seg_width(n);
+  constexpr int np = (n + k::vec_width<T> - 1) / k::vec_width<T> * k::vec_width<T>;
+  constexpr int bytes = int(sizeof(T)) * (k::tile_stride(n * n, w) + 2 * k::vec_stride<T>(2 * np));
+  constexpr int threads = k::fit_threads(k::tuned(k::fast_op::inverse, sizeof(T), n).threads, w, bytes);
+  k::inverse_kernel<T, n, threads><<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(
+      k::at_of(A), k::at_of(X), A.count(), info);
+  check_launch("tinybatch::cuda inverse (fast)");
+  return true;
+}
+
+template <k::small_square V>
+bool potrf(CUstream_st* stream, uplo u, const V& A, int* info) {
+  using T = typename V::value_type;
+  constexpr int n = V::static_rows, w = k::seg_width(n);
+  constexpr int bytes = int(sizeof(T)) * (k::tile_stride(n * n, w) + 2 * k::vec_stride<T>(n));
+  constexpr int threads = k::fit_threads(k::tuned(k::fast_op::potrf, sizeof(T), n).threads, w, bytes);
+  const unsigned grid = k::grid_for(A.count(), threads / w);
+  if (u == uplo::upper)
+    k::potrf_kernel<T, n, threads, true><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
+  else
+    k::potrf_kernel<T, n, threads, false><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
+  check_launch("tinybatch::cuda potrf (fast)");
+  return true;
+}
+
+namespace detail_fast {
+template <bool TA, bool TB, class T, class VA, class VB, class VC>
+bool gemm_as(CUstream_st* stream, T alpha, const VA& A, const VB& B, T beta, const VC& C) {
+  constexpr int M = VC::static_rows, N = VC::static_cols;
+  constexpr int MA = TA ? VA::static_cols : VA::static_rows, KA = TA ? VA::static_rows : VA::static_cols;
+  constexpr int KB = TB ? VB::static_cols : VB::static_rows, NB = TB ? VB::static_rows : VB::static_cols;
+  if constexpr (MA != M || NB != N || KA != KB) {
+    return false;  // never called: the front end checked the shapes
+  } else {
+    constexpr int K = KA, w = k::seg_width(M);
+    constexpr int bp = (N + k::vec_width<T> - 1) / k::vec_width<T> * k::vec_width<T>;
+    constexpr int bytes = int(sizeof(T)) * (k::tile_stride(M * K, w) + k::vec_stride<T>(K * bp));
+    constexpr int threads =
+        k::fit_threads(k::tuned(k::fast_op::gemm, sizeof(T), M > N ? M : N).threads, w, bytes);
+    k::gemm_kernel<T, M, N, K, TA, TB, threads>
+        <<<k::grid_for(C.count(), threads / w), threads, 0, stream>>>(
+            k::at_of(A), k::at_of(B), k::at_of(C), C.count(), alpha, beta);
+    check_launch("tinybatch::cuda gemm (fast)");
+    return true;
+  }
+}
+}  // namespace detail_fast
+
+template <class T, k::fixed_view VA, k::fixed_view VB, k::fixed_view VC>
+  requires(std::is_same_v<typename VA::value_type, T> && std::is_same_v<typename VB::value_type, T> &&
+           std::is_same_v<typename VC::value_type, T> && VA::static_rows <= 32 &&
+           VA::static_cols <= 32 && VB::static_rows <= 32 && VB::static_cols <= 32 &&
+           VC::static_rows <= 32 && VC::static_cols <= 32)
+bool gemm(CUstream_st* stream, op ta, op tb, T alpha, const VA& A, const VB& B, T beta, const VC& C) {
+  const bool tA = ta != op::no_trans, tB = tb != op::no_trans;
+  if (!tA && !tB) return detail_fast::gemm_as<false, false>(stream, alpha, A, B, beta, C);
+  if (!tA && tB) return detail_fast::gemm_as<false, true>(stream, alpha, A, B, beta, C);
+  if (tA && !tB) return detail_fast::gemm_as<true, false>(stream, alpha, A, B, beta, C);
+  return detail_fast::gemm_as<true, true>(stream, alpha, A, B, beta, C);
+}
+
+}  // namespace tinybatch::cuda::fast

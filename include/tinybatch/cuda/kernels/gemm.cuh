@@ -1,0 +1,66 @@
+// Fast gemm for M, N, K <= 32 (issue #4, after ../shared/seeds/004): op(A) and op(B) of
+// several matrices per thread block staged in shared memory by coalesced block-wide copies
+// (transposed on the way where op says so), one thread per row of C accumulating its N
+// entries in registers over fully unrolled loops, rows of op(B) read as 16-byte broadcasts.
+// Each entry is summed in the order of reference::gemm (bit-identical with -fmad=false).
+#pragma once
+
+#include "common.cuh"
+
+namespace tinybatch::cuda::fast_kernels {
+
+template <class T, int M, int N, int K, bool TA, bool TB, int THREADS, class AtA, class AtB,
+          class AtC>
+__global__ void __launch_bounds__(THREADS)
+    gemm_kernel(AtA A, AtB B, AtC C, index_t count, T alpha, T beta) {
+  constexpr int W = seg_width(M), NB = THREADS / W;
+  constexpr int AS = tile_stride(M * K, W);  // op(A), column-major M x K
+  constexpr int BP = (N + vec_width<T> - 1) / vec_width<T> * vec_width<T>;
+  constexpr int BS = vec_stride<T>(K * BP);  // op(B), row-major K x N, rows BP apart
+  __shared__ __align__(16) T As[NB * AS];
+  __shared__ __align__(16) T Bs[NB * BS];
+  const int seg = threadIdx.x / W, i = threadIdx.x % W;
+  const bool lane_ok = i < M;
+  for (index_t k0 = index_t(blockIdx.x) * NB; k0 < count; k0 += index_t(gridDim.x) * NB) {
+    if (alpha != T(0)) {
+      if constexpr (TA)  // A is K x M: (l, i) -> op(A)(i, l)
+        to_tiles<THREADS, NB, K, M, AS, M, 1, part::all>(As, A, k0, count);
+      else
+        to_tiles<THREADS, NB, M, K, AS, 1, M, part::all>(As, A, k0, count);
+      if constexpr (TB)  // B is N x K: (j, l) -> op(B)(l, j)
+        to_tiles<THREADS, NB, N, K, BS, 1, BP, part::all>(Bs, B, k0, count);
+      else
+        to_tiles<THREADS, NB, K, N, BS, BP, 1, part::all>(Bs, B, k0, count);
+    }
+    __syncthreads();
+    const index_t k = k0 + seg;
+    T acc[N];
+#pragma unroll
+    for (int j = 0; j < N; ++j) acc[j] = T(0);
+    if (alpha != T(0)) {
+      const T* a = As + seg * AS + i;
+      const T* b = Bs + seg * BS;
+#pragma unroll
+      for (int l = 0; l < K; ++l) {
+        const T ail = lane_ok ? a[l * M] : T(0);
+        T brow[N];
+        get_row(b + l * BP, 0, brow);
+#pragma unroll
+        for (int j = 0; j < N; ++j) acc[j] += ail * brow[j];
+      }
+    }
+    if (lane_ok && k < count) {
+      T* c = C(k) + i;
+      if (beta == T(0)) {
+#pragma unroll
+        for (int j = 0; j < N; ++j) c[index_t(j) * C.ld] = alpha * acc[j];
+      } else {
+#pragma unroll
+        for (int j = 0; j < N; ++j) c[index_t(j) * C.ld] = alpha * acc[j] + beta * c[index_t(j) * C.ld];
+      }
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace tinybatch::cuda::fast_kernels

@@ -1,0 +1,74 @@
+// Fast potrf for n <= 32 (issue #4): one thread per row of the factor (L, or U^T for the
+// upper triangle, transposed on its way through shared memory), the row in registers, row j
+// of the factor broadcast through shared memory at step j, several matrices per thread
+// block. Only the requested triangle is read or written. Column j is computed as LAPACK's
+// dpotf2 (reference::potrf) computes it, in the same order, so with -fmad=false the results
+// are bit-identical to it; info = the first non-positive or NaN pivot, where it stops.
+#pragma once
+
+#include <math.h>
+
+#include "common.cuh"
+
+namespace tinybatch::cuda::fast_kernels {
+
+template <class T, int N, int THREADS, bool UPPER, class At>
+__global__ void __launch_bounds__(THREADS) potrf_kernel(At A, index_t count, int* info) {
+  constexpr int W = seg_width(N), NB = THREADS / W, TS = tile_stride(N * N, W);
+  constexpr int BS = vec_stride<T>(N);
+  constexpr part P = UPPER ? part::upper : part::lower;
+  // The tile holds the factor's rows as a lower triangle: (i, j), i >= j, at i + j * N.
+  constexpr int RS = UPPER ? N : 1, CS = UPPER ? 1 : N;
+  __shared__ __align__(16) T tile[NB * TS];
+  __shared__ __align__(16) T bc[2][NB * BS];
+  const int seg = threadIdx.x / W, r = threadIdx.x % W;
+  const bool lane_ok = r < N;
+  T* t = tile + seg * TS;
+  for (index_t k0 = index_t(blockIdx.x) * NB; k0 < count; k0 += index_t(gridDim.x) * NB) {
+    to_tiles<THREADS, NB, N, N, TS, RS, CS, P>(tile, A, k0, count);
+    __syncthreads();
+    T a[N];
+#pragma unroll
+    for (int c = 0; c < N; ++c) a[c] = lane_ok && c <= r ? t[r + c * N] : T(0);
+    int inf = 0;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      T* buf = bc[j & 1] + seg * BS;
+      if (r == j && j > 0) put_row(buf, 0, a, j);
+      __syncwarp();
+      T rj[N];
+      get_row(buf, 0, rj, j);
+      T s = a[j];
+#pragma unroll
+      for (int k = 0; k < j; ++k) s -= a[k] * rj[k];
+      const T d = __shfl_sync(0xffffffffu, s, j, W);
+      if (inf == 0) {
+        if (!(d > T(0))) {
+          if (r == j) a[j] = d;
+          inf = j + 1;
+        } else {
+          const T l = sqrt(d);
+          if (r == j) {
+            a[j] = l;
+          } else if (r > j && lane_ok) {
+            const T rcp = T(1) / l;
+            a[j] = s * rcp;
+          }
+        }
+      }
+    }
+    __syncwarp();
+    const index_t k = k0 + seg;
+    if (lane_ok) {
+#pragma unroll
+      for (int c = 0; c < N; ++c)
+        if (c <= r) t[r + c * N] = a[c];
+    }
+    if (r == 0 && k < count) info[k] = inf;
+    __syncthreads();
+    from_tiles<THREADS, NB, N, N, TS, RS, CS, P>(tile, A, k0, count);
+    __syncthreads();
+  }
+}
+
+}  // namespace tinybatch::cuda::fast_kernels

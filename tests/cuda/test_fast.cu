@@ -1,0 +1,237 @@
+// The fast kernels of issue #4 (cuda/kernels/) on fixed-size views, every n in 1..32,
+// against the host reference. Built once per operation (TB_FAST_OP, see meson.build) so the
+// many instantiations compile in parallel.
+//
+// getrf, potrf and gemm evaluate every element with the operations and the order of the
+// reference kernels, so with -fmad=false (as every GPU test is built) they must agree with
+// the host exactly as the generic path does: same pivots, same info, same values (the shared
+// comparison of support.cuh). The fused inverse computes inv(A) along another path than
+// getrf + getri: info must match exactly, a singular matrix must leave the same LU factors,
+// and an invertible one must pass LAPACK's dget03 ratio ||I - A X|| / (n ||A|| ||X|| eps)
+// < 30. Each case also runs the generic kernels on the same fixed-size views
+// (cuda::policy<kernels::reference>) for a few n: fixed-size views as kernel arguments.
+#include <utility>
+
+#include "support.cuh"
+
+#ifndef TB_FAST_OP
+#define TB_FAST_OP 1
+#endif
+#ifndef TB_FAST_NMAX  // smaller for quick compile checks
+#define TB_FAST_NMAX 32
+#endif
+
+namespace {
+using namespace tbc;
+
+constexpr tb::cuda::policy<> gpu_fast{};
+constexpr tb::cuda::policy<tb::kernels::reference> gpu_generic{};
+template <class P>
+constexpr bool is_fast = std::is_same_v<P, tb::cuda::policy<>>;
+
+inline bool fast_size(int n) {
+  if (!small_grid()) return true;
+  return n == 1 || n == 2 || n == 3 || n == 5 || n == 8 || n == 17 || n == 32;
+}
+/// Batches: single, remainders of every matrices-per-block count, 1000, and (full grid,
+/// a few sizes) a million and a few.
+inline std::vector<index_t> fast_counts(int n) {
+  if (small_grid()) return {1, 37};
+  std::vector<index_t> c{1, 3, 1000, 1003};
+  if (n == 3 || n == 8) c.push_back((index_t(1) << 20) + 7);
+  return c;
+}
+template <int N>
+constexpr bool with_generic = N == 3 || N == 8 || N == 32;
+
+/// The device batch as a fixed-size M x N view.
+template <int M, int N, layout L, class T>
+auto dfix(tbatch<T>& b, layout_c<L>) {
+  if constexpr (L == layout::strided)
+    return tb::strided_view<T, M, N>(b.d.data(), b.count, b.ld, b.stride);
+  else
+    return tb::pointer_view<T, M, N>(b.dp.data(), b.count, b.ld);
+}
+
+template <class F>
+void each_policy(F&& f, bool generic) {
+  f(gpu_fast);
+  if (generic) f(gpu_generic);
+}
+
+// ---- getrf --------------------------------------------------------------------------------
+
+template <class T, int N, layout L, class P>
+void run_getrf(layout_c<L> l, index_t count, const P& pol) {
+  INFO("getrf " << name(L) << " n=" << N << " count=" << count << " fast=" << is_fast<P>);
+  tbatch<T> A(N, N, count);
+  fill_general(A);
+  tpivots ipiv(N, count);
+  auto info = tints::info(count);
+  A.upload(), ipiv.upload(), info.upload();
+  tb::getrf(host_ref, A.hview(l), ipiv.hview(l), info.hspan());
+  tb::getrf(pol, dfix<N, N>(A, l), ipiv.dview(l), info.dspan());
+  check_all(arg(A, "A"), arg(ipiv, "ipiv"), arg(info, "info"));
+}
+
+// ---- potrf --------------------------------------------------------------------------------
+
+template <class T, int N, layout L, class P>
+void run_potrf(layout_c<L> l, tb::uplo ul, index_t count, const P& pol) {
+  INFO("potrf " << name(L) << " " << name(ul) << " n=" << N << " count=" << count);
+  tbatch<T> A(N, N, count);
+  fill_spd(A, ul);
+  auto info = tints::info(count);
+  A.upload(), info.upload();
+  tb::potrf(host_ref, ul, A.hview(l), info.hspan());
+  tb::potrf(pol, ul, dfix<N, N>(A, l), info.dspan());
+  check_all(arg(A, "A"), arg(info, "info"));
+}
+
+// ---- gemm ---------------------------------------------------------------------------------
+
+template <class T, int N, layout L, class P>
+void run_gemm(layout_c<L> l, tb::op ta, tb::op tb_, T beta, index_t count, const P& pol) {
+  INFO("gemm " << name(L) << " " << name(ta) << name(tb_) << " beta=" << beta << " n=" << N
+               << " count=" << count);
+  tbatch<T> A(N, N, count), B(N, N, count), C(N, N, count);
+  A.fill_random(), B.fill_random(), fill_rhs(C);
+  A.upload(), B.upload(), C.upload();
+  const T alpha = T(1.5);
+  tb::gemm(host_ref, ta, tb_, alpha, A.hview(l), B.hview(l), beta, C.hview(l));
+  tb::gemm(pol, ta, tb_, alpha, dfix<N, N>(A, l), dfix<N, N>(B, l), beta, dfix<N, N>(C, l));
+  check_all(arg(A, "A"), arg(B, "B"), arg(C, "C"));
+}
+
+// ---- inverse ------------------------------------------------------------------------------
+
+template <class T, int N, layout L, class P>
+void run_inverse(layout_c<L> l, index_t count, const P& pol) {
+  INFO("inverse " << name(L) << " n=" << N << " count=" << count);
+  tbatch<T> A(N, N, count), X(N, N, count);
+  fill_general(A);
+  auto info = tints::info(count);
+  const std::vector<T> a0 = A.h;
+  A.upload(), X.upload(), info.upload();
+  tb::inverse(host_ref, A.hview(l), X.hview(l), info.hspan());
+  tb::inverse(pol, dfix<N, N>(A, l), dfix<N, N>(X, l), info.dspan());
+  A.download(), X.download(), info.download();
+  {
+    const std::string r = compare(A, "A");  // untouched
+    INFO(r);
+    CHECK(r.empty());
+    const std::string ri = compare(info, "info");
+    INFO(ri);
+    CHECK(ri.empty());
+  }
+  if (!is_fast<P>) {
+    const std::string r = compare(X, "X");
+    INFO(r);
+    CHECK(r.empty());
+    return;
+  }
+  const double eps = std::numeric_limits<T>::epsilon();
+  double worst = 0;
+  std::string bad;
+  for (index_t k = 0; k < count && bad.empty(); ++k) {
+    const std::size_t o = std::size_t(k * X.stride);
+    auto x = [&](int i, int j) { return double(X.got[o + i + std::size_t(j) * X.ld]); };
+    auto a = [&](int i, int j) { return double(a0[o + i + std::size_t(j) * A.ld]); };
+    if (info.h[k] != 0 || nan_k(k)) {  // LU factors, or NaN somewhere: as the host left it
+      for (int j = 0; j < N; ++j)
+        for (int i = 0; i < N; ++i) {
+          const double h = X.h[o + i + std::size_t(j) * X.ld], g = x(i, j);
+          if (info.h[k] != 0 && !(h == g || (std::isnan(h) && std::isnan(g)) ||
+                                  std::abs(h - g) <= 32 * N * eps * std::max(1.0, std::abs(h))))
+            bad = "matrix " + std::to_string(k) + ": LU factors differ";
+        }
+      continue;
+    }
+    double na = 0, nx = 0, nr = 0;  // 1-norms
+    for (int j = 0; j < N; ++j) {
+      double ca = 0, cx = 0, cr = 0;
+      for (int i = 0; i < N; ++i) {
+        ca += std::abs(a(i, j)), cx += std::abs(x(i, j));
+        double s = i == j ? 1.0 : 0.0;
+        for (int p = 0; p < N; ++p) s -= a(i, p) * x(p, j);
+        cr += std::abs(s);
+      }
+      na = std::max(na, ca), nx = std::max(nx, cx), nr = std::max(nr, cr);
+    }
+    const double ratio = nr / (N * na * nx * eps);
+    if (!(ratio < 30)) bad = "matrix " + std::to_string(k) + ": ratio " + std::to_string(ratio);
+    worst = std::max(worst, ratio);
+  }
+  // Padding and gaps: poison stays poison.
+  for (std::size_t e = 0; e < X.h.size() && bad.empty(); ++e)
+    if (is_poison(X.h[e]) != is_poison(X.got[e])) bad = "X offset " + std::to_string(e) + ": poison";
+  INFO(bad << " (largest ratio " << worst << ")");
+  CHECK(bad.empty());
+}
+
+template <int... I, class F>
+void for_sizes(std::integer_sequence<int, I...>, F&& f) {
+  (
+      [&] {
+        if (fast_size(I + 1)) f(std::integral_constant<int, I + 1>{});
+      }(),
+      ...);
+}
+template <class F>
+void each_size(F&& f) {
+  for_sizes(std::make_integer_sequence<int, TB_FAST_NMAX>{}, f);
+}
+
+}  // namespace
+
+#if TB_FAST_OP == 1
+TEMPLATE_TEST_CASE("cuda fast getrf, n = 1..32", "[fast][getrf]", float, double) {
+  for_layouts([](auto l) {
+    each_size([&](auto n) {
+      constexpr int N = decltype(n)::value;
+      for (index_t count : fast_counts(N))
+        each_policy([&](const auto& p) { run_getrf<TestType, N>(l, count, p); },
+                    with_generic<N> && count < 5000);
+    });
+  });
+}
+#elif TB_FAST_OP == 2
+TEMPLATE_TEST_CASE("cuda fast inverse, n = 1..32", "[fast][inverse]", float, double) {
+  for_layouts([](auto l) {
+    each_size([&](auto n) {
+      constexpr int N = decltype(n)::value;
+      for (index_t count : fast_counts(N))
+        if (count < 5000)
+          each_policy([&](const auto& p) { run_inverse<TestType, N>(l, count, p); }, with_generic<N>);
+    });
+  });
+}
+#elif TB_FAST_OP == 3
+TEMPLATE_TEST_CASE("cuda fast potrf, n = 1..32", "[fast][potrf]", float, double) {
+  for_layouts([](auto l) {
+    each_size([&](auto n) {
+      constexpr int N = decltype(n)::value;
+      for (tb::uplo ul : {tb::uplo::lower, tb::uplo::upper})
+        for (index_t count : fast_counts(N))
+          each_policy([&](const auto& p) { run_potrf<TestType, N>(l, ul, count, p); },
+                      with_generic<N> && count < 5000);
+    });
+  });
+}
+#elif TB_FAST_OP == 4
+TEMPLATE_TEST_CASE("cuda fast gemm, n = 1..32", "[fast][gemm]", float, double) {
+  for_layouts([](auto l) {
+    each_size([&](auto n) {
+      constexpr int N = decltype(n)::value;
+      for (index_t count : fast_counts(N)) {
+        if (count > 5000) continue;
+        for (tb::op ta : {tb::op::no_trans, tb::op::trans})
+          for (tb::op tb_ : {tb::op::no_trans, tb::op::trans})
+            for (TestType beta : {TestType(0), TestType(-0.5)})
+              each_policy([&](const auto& p) { run_gemm<TestType, N>(l, ta, tb_, beta, count, p); },
+                          with_generic<N> && ta == tb_);
+      }
+    });
+  });
+}
+#endif
