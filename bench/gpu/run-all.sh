@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# One device call, one full iteration, from the repository root on the GPU machine:
+#   source .device-deps/env.sh; TB_COMMIT=<id> bench/gpu/run-all.sh
+# builds the GPU tests and bench_gpu (in parallel), runs the benchmark first (an idle GPU),
+# then tests/cuda/run-device.sh (full grid, then memcheck and racecheck on the small grid).
+# Everything lands in $OUT: bench-build.log, bench.log, bench_gpu.csv and the test logs.
+# Knobs: TB_GIB (GiB per operand, default 1), TB_BENCH_OPS, TB_SKIP_TESTS=1, TB_SKIP_BENCH=1.
+set -uo pipefail
+root=$(pwd)
+out=${OUT:-$root/device-logs}
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+export OUT=$out
+(
+  [ -f build-bench/build.ninja ] ||
+    meson setup build-bench -Dcuda=enabled -Dtests=false -Dbenchmarks=true -Dexamples=false
+  ninja -C build-bench bench/gpu/bench_gpu
+) >"$out/bench-build.log" 2>&1 &
+bpid=$!
+(
+  [ -f build-device/build.ninja ] ||
+    meson setup build-device -Dcuda=enabled -Dtests=true -Dbenchmarks=false -Dexamples=false
+  ninja -C build-device tests/cuda/test_cuda_blas tests/cuda/test_cuda_cholesky \
+    tests/cuda/test_cuda_lu tests/cuda/test_cuda_misc tests/cuda/test_cuda_fast_getrf \
+    tests/cuda/test_cuda_fast_inverse tests/cuda/test_cuda_fast_potrf tests/cuda/test_cuda_fast_gemm
+) >"$out/test-build.log" 2>&1
+trc=$?
+wait $bpid
+brc=$?
+echo "build: tests rc=$trc bench rc=$brc"
+[ $brc -ne 0 ] && tail -n 30 "$out/bench-build.log"
+[ $trc -ne 0 ] && tail -n 30 "$out/test-build.log"
+if [ "${TB_SKIP_BENCH:-0}" != 1 ] && [ $brc -eq 0 ]; then
+  timeout "${TB_BENCH_TIMEOUT:-300}" build-bench/bench/gpu/bench_gpu --gib "${TB_GIB:-1}" \
+    --csv "$out/bench_gpu.csv" --commit "${TB_COMMIT:-unknown}" \
+    --ops "${TB_BENCH_OPS:-gemm,getrf,inverse,potrf,getrs}" >"$out/bench.log" 2>&1
+  echo "bench rc=$?"
+fi
+if [ "${TB_SKIP_TESTS:-0}" != 1 ]; then
+  TINYBATCH_BUILD=build-device tests/cuda/run-device.sh >/dev/null 2>&1
+  echo "tests rc=$?"
+  cat "$out/summary.txt"
+fi
+[ -f "$out/bench.log" ] && grep -v '^#' "$out/bench.log" | awk '{print $1, $2, $3, $4, $6, $7, $13, $14}' | column -t
