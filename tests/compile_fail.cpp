@@ -4,6 +4,9 @@
 namespace tb = tinybatch;
 
 void f() {
+  // CASE_CONTROL: the same declarations, every call well-formed.
+  tb::batch<double, 4, 4> A0(1), B0(1), C0(1);
+  tb::gemm(tb::seq, A0, B0, C0);
   std::vector<int> info(1), ipiv(4);
 #if defined(CASE_GEMM_INNER)  // op(A) is 3x4, B is 3x3
   tb::batch<double, 3, 4> A(1);

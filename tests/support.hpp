@@ -194,6 +194,53 @@ mat<T> perm_from_ipiv(const int* ipiv, int m, int mn) {
   return p;
 }
 
+/// A random SPD matrix: B B^T + n I (condition number modest, never a zero entry).
+template <class T>
+mat<T> random_spd(int n) {
+  mat<T> b(n, n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) b(i, j) = uniform<T>();
+  return b * b.transpose() + T(n) * mat<T>::Identity(n, n);
+}
+
+template <class T>
+mat<T> random_mat(int m, int n) {
+  mat<T> b(m, n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) b(i, j) = uniform<T>();
+  return b;
+}
+
+/// Solve residual ratio, LAPACK's dget02: ||B - A X|| / (||A|| ||X|| n eps).
+template <class T>
+double solve_ratio(const mat<T>& a, const mat<T>& x, const mat<T>& b) {
+  if (!x.allFinite()) return 1e300;
+  const double den = norm1(a) * norm1(x) * std::max<Eigen::Index>(a.rows(), 1) * eps<T>();
+  return norm1(mat<T>(b - a * x)) / (den > 0 ? den : 1e-300);
+}
+
+/// Calls f(n, N, count, L) over the whole grid, with the case in Catch2's context.
+template <class F>
+void for_each_case(F&& f) {
+  for_each_size([&](int n, auto N) {
+    for (index_t count : counts)
+      for_each_layout([&](auto L) {
+        INFO("n = " << n << ", count = " << count << ", layout = " << name(L.value)
+                    << ", extents = " << (N.value == tb::dynamic ? "run-time" : "compile-time"));
+        f(n, N, count, L);
+      });
+  });
+}
+
+/// Tracks the worst value of a per-matrix quantity and which matrix gave it.
+struct worst {
+  double value = 0;
+  index_t where = -1;
+  void operator()(double v, index_t k) {
+    if (!(v <= value)) value = v, where = k;  // NaN counts as worst
+  }
+};
+
 #define TBT_CONTEXT(n, count, l, N)                                                     \
   INFO("n = " << (n) << ", count = " << (count) << ", layout = " << tbt::name(l)       \
               << ", extents = " << ((N) == tinybatch::dynamic ? "run-time" : "compile-time"))

@@ -30,10 +30,9 @@ class batch {
     requires(M != dynamic && N != dynamic)
       : batch(M, N, count, 0) {}
 
-  /// `count` run-time-size m x n matrices, packed.
-  batch(int m, int n, index_t count)
-    requires(M == dynamic || N == dynamic)
-      : batch(m, n, count, 0) {}
+  /// `count` m x n matrices, packed. With fixed extents m and n must equal them (this form
+  /// lets generic code build either kind of batch).
+  batch(int m, int n, index_t count) : batch(m, n, count, 0) {}
 
   int rows() const { return view_.rows(); }
   int cols() const { return view_.cols(); }

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs a configured build into a scratch prefix and builds tests/install/consumer.cpp
+# against it twice: with the pkg-config file and with the CMake package.
+set -euo pipefail
+build=$1
+here=$(cd "$(dirname "$0")" && pwd)
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+meson install -C "$build" --destdir "$prefix" >/dev/null
+root="$prefix$(meson introspect "$build" --buildoptions | python3 -c \
+  'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"))')"
+pc_dir=$(dirname "$(find "$root" -name tinybatch.pc | head -n1)")
+# pkg-config, with the prefix moved to where the files really are
+flags=$(PKG_CONFIG_PATH="$pc_dir" pkg-config --define-prefix --cflags --libs tinybatch)
+g++ $flags "$here/consumer.cpp" -o "$prefix/consumer-pc"
+"$prefix/consumer-pc"
+# CMake
+cmake -S "$here" -B "$prefix/cmake-build" -DCMAKE_PREFIX_PATH="$root" >/dev/null
+cmake --build "$prefix/cmake-build" >/dev/null
+"$prefix/cmake-build/consumer"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The test command (README, .ci/run): every host test in a release build and again under
+# AddressSanitizer + UBSan, the GPU tests where CUDA is found (they report SKIP without a
+# GPU), and an outside program built against the installed headers through pkg-config and
+# through CMake's find_package. Installs missing Debian packages first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source tests/deps.sh
+jobs=$(nproc)
+
+echo "== release build (CUDA: auto) =="
+tb_setup build/release --buildtype=release -Dcuda=auto -Dbenchmarks=false
+ninja -C build/release -j"$jobs"
+meson test -C build/release --print-errorlogs --num-processes "$jobs"
+
+echo "== AddressSanitizer + UBSan build of the host tests =="
+tb_setup build/asan --buildtype=debugoptimized -Dcuda=disabled -Dbenchmarks=false -Dexamples=false \
+  -Db_sanitize=address,undefined -Db_lundef=false -Dcpp_args=-fno-sanitize-recover=all
+ninja -C build/asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  meson test -C build/asan --suite host --print-errorlogs --num-processes "$jobs"
+
+echo "== install, then build outside programs with pkg-config and with CMake =="
+bash tests/install/check.sh build/release
+echo "tinybatch: all tests passed"
