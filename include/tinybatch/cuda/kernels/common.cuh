@@ -119,28 +119,60 @@ __device__ constexpr bool in_part(int i, int j) {
     return true;
 }
 
+/// Loads in flight per thread while staging matrices (registers: two per element).
+inline constexpr int stage_group = 8;
+
 /// Copies matrices k0 .. k0 + NB - 1 (those < count) from global memory into their tiles:
 /// element (i, j) of the M x N matrix m to tile[m * TS + i * RS + j * CS] (RS = 1, CS = M:
 /// column-major; RS = N, CS = 1: transposed). Consecutive threads read consecutive elements
-/// of a column: coalesced for packed batches.
+/// of a column: coalesced for packed batches. Every load of the thread is issued before the
+/// first store to shared memory (a generic pointer might alias the tile, so the compiler
+/// would not hoist them): many loads in flight per thread.
 template <int THREADS, int NB, int M, int N, int TS, int RS, int CS, part P, class T, class At>
 __device__ __forceinline__ void to_tiles(T* tile, const At& at, index_t k0, index_t count) {
-  constexpr int total = NB * M * N;
-#pragma unroll 4
-  for (int e = threadIdx.x; e < total; e += THREADS) {
-    const int m = e / (M * N), w = e - m * (M * N), j = w / M, i = w - j * M;
-    if (k0 + m < count && in_part<P>(i, j)) tile[m * TS + i * RS + j * CS] = at(k0 + m)[i + index_t(j) * at.ld];
+  constexpr int total = NB * M * N, per = (total + THREADS - 1) / THREADS;
+  constexpr int G = per < stage_group ? per : stage_group;
+#pragma unroll 1
+  for (int q0 = 0; q0 < per; q0 += G) {
+    T v[G];
+#pragma unroll
+    for (int q = 0; q < G; ++q) {
+      const int e = int(threadIdx.x) + (q0 + q) * THREADS;
+      const int m = e / (M * N), w = e - m * (M * N), j = w / M, i = w - j * M;
+      if (q0 + q < per && e < total && k0 + m < count && in_part<P>(i, j))
+        v[q] = at(k0 + m)[i + index_t(j) * at.ld];
+    }
+#pragma unroll
+    for (int q = 0; q < G; ++q) {
+      const int e = int(threadIdx.x) + (q0 + q) * THREADS;
+      const int m = e / (M * N), w = e - m * (M * N), j = w / M, i = w - j * M;
+      if (q0 + q < per && e < total && k0 + m < count && in_part<P>(i, j))
+        tile[m * TS + i * RS + j * CS] = v[q];
+    }
   }
 }
 
-/// The reverse of to_tiles.
+/// The reverse of to_tiles (every shared-memory load before the first global store).
 template <int THREADS, int NB, int M, int N, int TS, int RS, int CS, part P, class T, class At>
 __device__ __forceinline__ void from_tiles(const T* tile, const At& at, index_t k0, index_t count) {
-  constexpr int total = NB * M * N;
-#pragma unroll 4
-  for (int e = threadIdx.x; e < total; e += THREADS) {
-    const int m = e / (M * N), w = e - m * (M * N), j = w / M, i = w - j * M;
-    if (k0 + m < count && in_part<P>(i, j)) at(k0 + m)[i + index_t(j) * at.ld] = tile[m * TS + i * RS + j * CS];
+  constexpr int total = NB * M * N, per = (total + THREADS - 1) / THREADS;
+  constexpr int G = per < stage_group ? per : stage_group;
+#pragma unroll 1
+  for (int q0 = 0; q0 < per; q0 += G) {
+    T v[G];
+#pragma unroll
+    for (int q = 0; q < G; ++q) {
+      const int e = int(threadIdx.x) + (q0 + q) * THREADS;
+      const int m = e / (M * N), w = e - m * (M * N), j = w / M, i = w - j * M;
+      if (q0 + q < per && e < total) v[q] = tile[m * TS + i * RS + j * CS];
+    }
+#pragma unroll
+    for (int q = 0; q < G; ++q) {
+      const int e = int(threadIdx.x) + (q0 + q) * THREADS;
+      const int m = e / (M * N), w = e - m * (M * N), j = w / M, i = w - j * M;
+      if (q0 + q < per && e < total && k0 + m < count && in_part<P>(i, j))
+        at(k0 + m)[i + index_t(j) * at.ld] = v[q];
+    }
   }
 }
 

@@ -1,0 +1,416 @@
+// CPU benchmark: tinybatch (seq and par) and the anchors on the same batches, in one run.
+//
+//   eigen      Eigen fixed-size types (Matrix<T, n, n>), an OpenMP loop over the batch
+//   lapacke    LAPACKE_?potrf_work / ?getrf_work per matrix, an OpenMP loop (OpenBLAS LAPACK)
+//   openblas   cblas_?gemm per matrix, an OpenMP loop
+//   libxsmm    a JIT-dispatched LIBXSMM kernel per matrix, an OpenMP loop
+//
+// Two regimes: `stream` (each operand >= --stream-mib MiB, far beyond the caches) and `cache`
+// (each operand about --cache-kib KiB, the call repeated until it has run ~0.2 s). Roofline
+// fraction = (bytes read once + written once at the copy bandwidth measured at the start of
+// the run) / measured time. In-place factorizations are timed net of the copy that restores
+// their input before every repetition (time(restore + op) - time(restore)), as in
+// shared/anchors. Output: a table on stdout and a CSV (--csv) with machine, date, commit.
+#include <tinybatch/eigen.hpp>
+#include <tinybatch/tinybatch.hpp>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Dense>
+#include <Eigen/LU>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <omp.h>
+#include <unistd.h>
+
+#if defined(TB_BENCH_LAPACKE)
+#include <cblas.h>
+#include <lapacke.h>
+extern "C" void openblas_set_num_threads(int);
+#endif
+#if defined(TB_BENCH_LIBXSMM)
+#include <libxsmm.h>
+#endif
+
+namespace tb = tinybatch;
+using tb::index_t;
+
+namespace {
+
+struct options {
+  double stream_mib = 256, cache_kib = 128, min_seconds = 0.2;
+  int reps = 5, threads = 0;
+  std::vector<int> sizes = {2, 3, 4, 5, 8, 12, 16, 24, 32};
+  std::vector<std::string> ops = {"gemm", "potrf", "getrf"};
+  std::vector<std::string> regimes = {"stream", "cache"};
+  std::string precisions = "ds", csv, machine_note;
+};
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/// Host memory, first touched by the threads that will work on it (static split).
+template <class T>
+struct buffer {
+  std::unique_ptr<T[], decltype(&std::free)> p{nullptr, &std::free};
+  std::size_t n = 0;
+  explicit buffer(std::size_t count) : n(count) {
+    p.reset(static_cast<T*>(tb::host_space::allocate(sizeof(T) * std::max<std::size_t>(count, 1))));
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) p[i] = T(0);
+  }
+  T* data() { return p.get(); }
+};
+
+template <class T>
+void parallel_copy(T* dst, const T* src, std::size_t n) {
+#pragma omp parallel
+  {
+    const std::size_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const std::size_t b = n * t / nt, e = n * (t + 1) / nt;
+    std::memcpy(dst + b, src + b, sizeof(T) * (e - b));
+  }
+}
+
+/// Copy bandwidth (read + write) of this machine with these threads, best of a few.
+double copy_bandwidth() {
+  const std::size_t n = std::size_t(256) << 20 >> 3;
+  buffer<double> a(n), b(n);
+  double best = 1e30;
+  for (int r = 0; r < 6; ++r) {
+    const double t0 = now();
+    parallel_copy(b.data(), a.data(), n);
+    best = std::min(best, now() - t0);
+  }
+  return 2.0 * n * sizeof(double) / best;
+}
+
+/// Minimum over repetitions of f() (which runs the whole batch `inner` times).
+double best_time(int reps, int inner, const std::function<void()>& f) {
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const double t0 = now();
+    for (int i = 0; i < inner; ++i) f();
+    best = std::min(best, (now() - t0) / inner);
+  }
+  return best;
+}
+
+struct result {
+  std::string regime, op, impl;
+  char prec;
+  int n;
+  index_t batch;
+  double seconds, gflops, roofline;
+};
+
+struct bench {
+  options opt;
+  double bw = 0;
+  std::vector<result> results;
+
+  template <class T>
+  void record(const std::string& regime, const std::string& op, const std::string& impl, int n,
+              index_t batch, double seconds, double flops_per, double bytes_per) {
+    result r{regime, op, impl, sizeof(T) == 8 ? 'd' : 's', n, batch, seconds,
+             flops_per * batch / seconds * 1e-9, bytes_per * batch / bw / seconds};
+    std::printf("%-6s %-6s %c %2d %-14s %9lld  %10.4f ms  %8.2f GFLOP/s  %6.3f of roofline\n",
+                regime.c_str(), op.c_str(), r.prec, n, impl.c_str(), (long long)batch,
+                seconds * 1e3, r.gflops, r.roofline);
+    std::fflush(stdout);
+    results.push_back(r);
+  }
+
+  index_t batch_for(const std::string& regime, int n, std::size_t elem) const {
+    const double bytes = regime == "stream" ? opt.stream_mib * (1 << 20) : opt.cache_kib * 1024;
+    return std::max<index_t>(1, index_t(bytes / (double(n) * n * elem)));
+  }
+  /// Repetitions of the whole batch per timing in the cache regime (about min_seconds).
+  int inner_for(const std::string& regime, double seconds_once) const {
+    if (regime == "stream") return 1;
+    return std::max(1, int(opt.min_seconds / std::max(seconds_once, 1e-7)));
+  }
+
+  template <class T, int N>
+  void run_gemm(const std::string& regime) {
+    const index_t count = batch_for(regime, N, sizeof(T));
+    const std::size_t len = std::size_t(count) * N * N;
+    buffer<T> A(len), B(len), C(len);
+    std::mt19937_64 g(42);
+    std::uniform_real_distribution<T> u(-1, 1);
+    for (std::size_t i = 0; i < len; ++i) A.p[i] = u(g), B.p[i] = u(g);
+    const double flops = 2.0 * N * N * N, bytes = 3.0 * N * N * sizeof(T);
+    using Mat = Eigen::Matrix<T, N, N>;
+    tb::strided_view<const T, N, N> a(A.data(), count), b(B.data(), count);
+    tb::strided_view<T, N, N> c(C.data(), count);
+    std::vector<std::pair<std::string, std::function<void()>>> impls;
+    impls.push_back({"tinybatch_par", [&] { tb::gemm(tb::par, a, b, c); }});
+    impls.push_back({"tinybatch_seq", [&] { tb::gemm(tb::seq, a, b, c); }});
+    impls.push_back({"eigen", [&] {
+#pragma omp parallel for schedule(static)
+                       for (index_t k = 0; k < count; ++k) {
+                         Eigen::Map<const Mat> ma(A.data() + k * N * N), mb(B.data() + k * N * N);
+                         Eigen::Map<Mat> mc(C.data() + k * N * N);
+                         mc.noalias() = ma * mb;
+                       }
+                     }});
+#if defined(TB_BENCH_LAPACKE)
+    impls.push_back({"openblas", [&] {
+#pragma omp parallel for schedule(static)
+                       for (index_t k = 0; k < count; ++k) {
+                         if constexpr (sizeof(T) == 8)
+                           cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0,
+                                       A.data() + k * N * N, N, B.data() + k * N * N, N, 0.0,
+                                       C.data() + k * N * N, N);
+                         else
+                           cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f,
+                                       A.data() + k * N * N, N, B.data() + k * N * N, N, 0.0f,
+                                       C.data() + k * N * N, N);
+                       }
+                     }});
+#endif
+#if defined(TB_BENCH_LIBXSMM)
+    impls.push_back({"libxsmm", [&] {
+                       const T alpha = 1, beta = 0;
+                       if constexpr (sizeof(T) == 8) {
+                         const libxsmm_dmmfunction f = libxsmm_dmmdispatch(N, N, N, nullptr, nullptr, nullptr, &alpha, &beta, nullptr, nullptr);
+#pragma omp parallel for schedule(static)
+                         for (index_t k = 0; k < count; ++k)
+                           f(A.data() + k * N * N, B.data() + k * N * N, C.data() + k * N * N);
+                       } else {
+                         const libxsmm_smmfunction f = libxsmm_smmdispatch(N, N, N, nullptr, nullptr, nullptr, &alpha, &beta, nullptr, nullptr);
+#pragma omp parallel for schedule(static)
+                         for (index_t k = 0; k < count; ++k)
+                           f(A.data() + k * N * N, B.data() + k * N * N, C.data() + k * N * N);
+                       }
+                     }});
+#endif
+    for (auto& [name, f] : impls) {
+      f();  // warm up (page faults, JIT)
+      const int inner = inner_for(regime, best_time(1, 1, f));
+      record<T>(regime, "gemm", name, N, count, best_time(opt.reps, inner, f), flops, bytes);
+    }
+  }
+
+  /// In-place factorizations: restore A from A0 before every call; time net of the restore.
+  template <class T, int N>
+  void run_factor(const std::string& regime, const std::string& op) {
+    const index_t count = batch_for(regime, N, sizeof(T));
+    const std::size_t len = std::size_t(count) * N * N;
+    buffer<T> A0(len), A(len);
+    buffer<int> piv(std::size_t(count) * N), info(std::size_t(count));
+    using Mat = Eigen::Matrix<T, N, N>;
+    {
+      std::mt19937_64 g(7);
+      std::uniform_real_distribution<T> u(-1, 1);
+      Mat m;
+      for (index_t k = 0; k < count; ++k) {
+        for (int j = 0; j < N; ++j)
+          for (int i = 0; i < N; ++i) m(i, j) = u(g);
+        if (op == "potrf") {
+          // Symmetric, diagonally dominant: positive definite.
+          m = (m + m.transpose()).eval();
+          m.diagonal().array() += T(2 * N);
+        }
+        Eigen::Map<Mat>(A0.data() + k * N * N) = m;
+      }
+    }
+    const double flops = op == "potrf" ? N * N * N / 3.0 : 2.0 * N * N * N / 3.0;
+    const double bytes = 2.0 * N * N * sizeof(T);
+    tb::strided_view<T, N, N> a(A.data(), count);
+    std::span<int> info_s(info.data(), std::size_t(count));
+    std::span<int> piv_s(piv.data(), std::size_t(count) * N);
+    std::vector<std::pair<std::string, std::function<void()>>> impls;
+    if (op == "potrf") {
+      impls.push_back({"tinybatch_par", [&] { tb::potrf(tb::par, tb::lower, a, info_s); }});
+      impls.push_back({"tinybatch_seq", [&] { tb::potrf(tb::seq, tb::lower, a, info_s); }});
+      impls.push_back({"eigen", [&] {
+#pragma omp parallel for schedule(static)
+                         for (index_t k = 0; k < count; ++k) {
+                           Eigen::Map<Mat> m(A.data() + k * N * N);
+                           Eigen::LLT<Mat> llt(m);
+                           m = llt.matrixLLT();
+                           info.p[k] = llt.info() == Eigen::Success ? 0 : 1;
+                         }
+                       }});
+#if defined(TB_BENCH_LAPACKE)
+      impls.push_back({"lapacke", [&] {
+#pragma omp parallel for schedule(static)
+                         for (index_t k = 0; k < count; ++k) {
+                           if constexpr (sizeof(T) == 8)
+                             info.p[k] = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', N, A.data() + k * N * N, N);
+                           else
+                             info.p[k] = LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', N, A.data() + k * N * N, N);
+                         }
+                       }});
+#endif
+    } else {
+      impls.push_back({"tinybatch_par", [&] { tb::getrf(tb::par, a, piv_s, info_s); }});
+      impls.push_back({"tinybatch_seq", [&] { tb::getrf(tb::seq, a, piv_s, info_s); }});
+      impls.push_back({"eigen", [&] {
+#pragma omp parallel for schedule(static)
+                         for (index_t k = 0; k < count; ++k) {
+                           Eigen::Map<Mat> m(A.data() + k * N * N);
+                           Eigen::PartialPivLU<Mat> lu(m);
+                           m = lu.matrixLU();
+                           const auto& t = lu.permutationP().indices();
+                           for (int i = 0; i < N; ++i) piv.p[k * N + i] = t[i];
+                         }
+                       }});
+#if defined(TB_BENCH_LAPACKE)
+      impls.push_back({"lapacke", [&] {
+#pragma omp parallel for schedule(static)
+                         for (index_t k = 0; k < count; ++k) {
+                           if constexpr (sizeof(T) == 8)
+                             info.p[k] = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, N, N, A.data() + k * N * N, N, piv.data() + k * N);
+                           else
+                             info.p[k] = LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, N, N, A.data() + k * N * N, N, piv.data() + k * N);
+                         }
+                       }});
+#endif
+    }
+    auto restore = [&] { parallel_copy(A.data(), A0.data(), len); };
+    for (auto& [name, f] : impls) {
+      restore();
+      f();  // warm up
+      auto both = [&] { restore(); f(); };
+      const int inner = inner_for(regime, best_time(1, 1, both));
+      const double t_both = best_time(opt.reps, inner, both);
+      const double t_copy = best_time(opt.reps, inner, restore);
+      record<T>(regime, op, name, N, count, std::max(t_both - t_copy, 1e-12), flops, bytes);
+    }
+  }
+
+  template <class T, int N>
+  void run_size(const std::string& regime) {
+    for (const auto& op : opt.ops) {
+      if (op == "gemm") run_gemm<T, N>(regime);
+      if (op == "potrf" || op == "getrf") run_factor<T, N>(regime, op);
+    }
+  }
+
+  template <class T>
+  void run_prec(const std::string& regime) {
+    for (int n : opt.sizes) {
+      tb::dispatch_size(n, [&](auto N) {
+        if constexpr (decltype(N)::value != tb::dynamic) run_size<T, decltype(N)::value>(regime);
+      });
+    }
+  }
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t b = 0;
+  while (b <= s.size()) {
+    const std::size_t e = s.find(',', b);
+    out.push_back(s.substr(b, e == std::string::npos ? std::string::npos : e - b));
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  return out;
+}
+
+std::string shell(const char* cmd) {
+  std::string out;
+  if (FILE* p = popen(cmd, "r")) {
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p)) out += buf;
+    pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bench b;
+  options& o = b.opt;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--stream-mib") o.stream_mib = std::stod(next());
+    else if (a == "--cache-kib") o.cache_kib = std::stod(next());
+    else if (a == "--reps") o.reps = std::stoi(next());
+    else if (a == "--threads") o.threads = std::stoi(next());
+    else if (a == "--min-seconds") o.min_seconds = std::stod(next());
+    else if (a == "--ops") o.ops = split(next());
+    else if (a == "--regimes") o.regimes = split(next());
+    else if (a == "--prec") o.precisions = next();
+    else if (a == "--csv") o.csv = next();
+    else if (a == "--note") o.machine_note = next();
+    else if (a == "--sizes") {
+      o.sizes.clear();
+      for (auto& s : split(next())) o.sizes.push_back(std::stoi(s));
+    } else {
+      std::printf(
+          "usage: bench_cpu [--stream-mib 256] [--cache-kib 128] [--reps 5] [--threads T]\n"
+          "  [--sizes 2,3,4,5,8,12,16,24,32] [--ops gemm,potrf,getrf] [--regimes stream,cache]\n"
+          "  [--prec ds] [--min-seconds 0.2] [--csv file] [--note text]\n");
+      return a == "--help" ? 0 : 2;
+    }
+  }
+  if (o.threads > 0) omp_set_num_threads(o.threads);
+#if defined(TB_BENCH_LAPACKE)
+  openblas_set_num_threads(1);
+#endif
+#if defined(TB_BENCH_LIBXSMM)
+  libxsmm_init();
+#endif
+  const int threads = omp_get_max_threads();
+  b.bw = copy_bandwidth();
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const std::string cpu = shell("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'");
+  const std::string commit = shell("git rev-parse --short HEAD 2>/dev/null");
+  const std::string dirty = shell("git status --porcelain --untracked-files=no 2>/dev/null | head -1");
+  char date[64];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", std::localtime(&t));
+  std::printf("# %s, %s, %d threads, copy bandwidth %.1f GB/s (read+write), commit %s%s, %s\n",
+              host, cpu.c_str(), threads, b.bw * 1e-9, commit.c_str(), dirty.empty() ? "" : "+dirty", date);
+
+  for (const auto& regime : o.regimes)
+    for (char p : o.precisions) {
+      if (p == 'd') b.run_prec<double>(regime);
+      if (p == 's') b.run_prec<float>(regime);
+    }
+
+  if (!o.csv.empty()) {
+    std::ofstream f(o.csv);
+    f << "# machine " << host << " (" << cpu << "), " << threads << " threads, copy bandwidth "
+      << b.bw * 1e-9 << " GB/s, commit " << commit << (dirty.empty() ? "" : "+dirty") << ", "
+      << date << (o.machine_note.empty() ? "" : ", " + o.machine_note) << "\n";
+    f << "machine,date,commit,threads,copy_gbs,regime,op,impl,prec,n,batch,ms,gflops,roofline_fraction\n";
+    for (const auto& r : b.results) {
+      char line[512];
+      std::snprintf(line, sizeof line, "%s,%s,%s,%d,%.2f,%s,%s,%s,%c,%d,%lld,%.5f,%.3f,%.4f\n", host,
+                    date, commit.c_str(), threads, b.bw * 1e-9, r.regime.c_str(), r.op.c_str(),
+                    r.impl.c_str(), r.prec, r.n, (long long)r.batch, r.seconds * 1e3, r.gflops,
+                    r.roofline);
+      f << line;
+    }
+    std::printf("# wrote %s\n", o.csv.c_str());
+  }
+}
