@@ -4,8 +4,9 @@
 // matrices per block = threads / seg_width(n), further limited by the 48 KiB of static shared
 // memory each kernel stages its matrices through.
 //
-// `threads` is the thread-block size. The values come from the sweep in
-// bench/gpu/bench_gpu.cu (--sweep), run on the H100; see bench/results/.
+// `threads` is the thread-block size. The values are first guesses, not yet swept: the one
+// H100 run so far (bench/results/gpu-h100-*.csv) measured them as they are. A tuning sweep
+// in bench/ that rewrites this table is still to do (issue #4).
 #pragma once
 
 namespace tinybatch::cuda::fast_kernels {
