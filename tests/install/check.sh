@@ -10,8 +10,8 @@ meson install -C "$build" --destdir "$prefix" >/dev/null
 root="$prefix$(meson introspect "$build" --buildoptions | python3 -c \
   'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"))')"
 pc_dir=$(dirname "$(find "$root" -name tinybatch.pc | head -n1)")
-# pkg-config, with the prefix moved to where the files really are
-flags=$(PKG_CONFIG_PATH="$pc_dir" pkg-config --define-prefix --cflags --libs tinybatch)
+# pkg-config, with the install root (DESTDIR) as the sysroot of its paths
+flags=$(PKG_CONFIG_PATH="$pc_dir" PKG_CONFIG_SYSROOT_DIR="$prefix" pkg-config --cflags --libs tinybatch)
 g++ $flags "$here/consumer.cpp" -o "$prefix/consumer-pc"
 "$prefix/consumer-pc"
 # CMake
