@@ -14,8 +14,10 @@ ninja -C build/release -j"$jobs"
 meson test -C build/release --print-errorlogs --num-processes "$jobs"
 
 echo "== AddressSanitizer + UBSan build of the host tests =="
-tb_setup build/asan --buildtype=debugoptimized -Dcuda=disabled -Dbenchmarks=false -Dexamples=false \
-  -Db_sanitize=address,undefined -Db_lundef=false -Dcpp_args=-fno-sanitize-recover=all
+# -O1 with line tables only: a readable report, and half the compile time of -O2 -g.
+tb_setup build/asan --buildtype=plain -Doptimization=1 -Dcuda=disabled -Dbenchmarks=false \
+  -Dexamples=false -Db_sanitize=address,undefined -Db_lundef=false \
+  "-Dcpp_args=['-g1', '-fno-sanitize-recover=all', '-fno-omit-frame-pointer']"
 ninja -C build/asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   meson test -C build/asan --suite host --print-errorlogs --num-processes "$jobs"
