@@ -27,6 +27,8 @@
 
 #include <tinybatch/cuda.hpp>
 
+#include "../random_poison.hpp"
+
 namespace tbc {
 namespace tb = tinybatch;
 using tb::index_t;
@@ -50,50 +52,14 @@ inline const std::vector<index_t>& counts() {
   return small_grid() ? small : full;
 }
 
-// ---- random data ----------------------------------------------------------------------
+// ---- random data and poison (shared with the host tests) ---------------------------
 
-inline std::uint64_t seed() {
-  static const std::uint64_t s = [] {
-    std::uint64_t v;
-    if (const char* e = std::getenv("TINYBATCH_SEED"))
-      v = std::strtoull(e, nullptr, 10);
-    else
-      v = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
-    std::printf("tinybatch GPU tests: TINYBATCH_SEED=%llu\n", static_cast<unsigned long long>(v));
-    return v;
-  }();
-  return s;
-}
-inline std::mt19937_64& rng() {
-  static std::mt19937_64 g(seed());
-  return g;
-}
-template <class T>
-T uniform(T lo = -1, T hi = 1) {
-  return std::uniform_real_distribution<T>(lo, hi)(rng());
-}
+using tinybatch_tests::is_poison;
+using tinybatch_tests::poison;
+using tinybatch_tests::rng;
+using tinybatch_tests::seed;
+using tinybatch_tests::uniform;
 
-// ---- poison ---------------------------------------------------------------------------
-
-template <class T>
-T poison() {
-  if constexpr (std::is_same_v<T, double>) {
-    std::uint64_t b = 0x7ff8dead0000beefull;
-    T v;
-    std::memcpy(&v, &b, sizeof v);
-    return v;
-  } else {
-    std::uint32_t b = 0x7fc0beefu;
-    T v;
-    std::memcpy(&v, &b, sizeof v);
-    return v;
-  }
-}
-template <class T>
-bool is_poison(T v) {
-  const T p = poison<T>();
-  return std::memcmp(&v, &p, sizeof v) == 0;
-}
 /// Integer poison for pivots and info.
 inline constexpr int ipoison = -123456789;
 
