@@ -21,8 +21,9 @@ bool getrf(CUstream_st* stream, const V& A, const pivot_view& ipiv, int* info) {
   using T = typename V::value_type;
   constexpr int n = V::static_rows, w = k::seg_width(n);
   constexpr int bytes = int(sizeof(T)) * (k::tile_stride(n * n, w) + 2 * k::vec_stride<T>(n));
-  constexpr int threads = k::fit_threads(k::tuned(k::fast_op::getrf, sizeof(T), n).threads, w, bytes);
-  k::getrf_kernel<T, n, threads><<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(
+  constexpr auto shape = k::tuned(k::fast_op::getrf, sizeof(T), n);
+  constexpr int threads = k::fit_threads(shape.threads, w, bytes);
+  k::getrf_kernel<T, n, threads, shape.min_blocks><<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(
       k::at_of(A), A.count(), ipiv, info);
   check_launch("tinybatch::cuda getrf (fast)");
   return true;
@@ -35,8 +36,9 @@ bool inverse(CUstream_st* stream, const VA& A, const VX& X, int* info) {
   constexpr int n = VA::static_rows, w = k::seg_width(n);
   constexpr int np = (n + k::vec_width<T> - 1) / k::vec_width<T> * k::vec_width<T>;
   constexpr int bytes = int(sizeof(T)) * (k::tile_stride(n * n, w) + 2 * k::vec_stride<T>(2 * np));
-  constexpr int threads = k::fit_threads(k::tuned(k::fast_op::inverse, sizeof(T), n).threads, w, bytes);
-  k::inverse_kernel<T, n, threads><<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(
+  constexpr auto shape = k::tuned(k::fast_op::inverse, sizeof(T), n);
+  constexpr int threads = k::fit_threads(shape.threads, w, bytes);
+  k::inverse_kernel<T, n, threads, shape.min_blocks><<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(
       k::at_of(A), k::at_of(X), A.count(), info);
   check_launch("tinybatch::cuda inverse (fast)");
   return true;
@@ -47,12 +49,13 @@ bool potrf(CUstream_st* stream, uplo u, const V& A, int* info) {
   using T = typename V::value_type;
   constexpr int n = V::static_rows, w = k::seg_width(n);
   constexpr int bytes = int(sizeof(T)) * (k::tile_stride(n * n, w) + 2 * k::vec_stride<T>(n));
-  constexpr int threads = k::fit_threads(k::tuned(k::fast_op::potrf, sizeof(T), n).threads, w, bytes);
+  constexpr auto shape = k::tuned(k::fast_op::potrf, sizeof(T), n);
+  constexpr int threads = k::fit_threads(shape.threads, w, bytes), mb = shape.min_blocks;
   const unsigned grid = k::grid_for(A.count(), threads / w);
   if (u == uplo::upper)
-    k::potrf_kernel<T, n, threads, true><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
+    k::potrf_kernel<T, n, threads, mb, true><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
   else
-    k::potrf_kernel<T, n, threads, false><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
+    k::potrf_kernel<T, n, threads, mb, false><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
   check_launch("tinybatch::cuda potrf (fast)");
   return true;
 }
@@ -67,11 +70,11 @@ bool gemm_as(CUstream_st* stream, T alpha, const VA& A, const VB& B, T beta, con
     return false;  // never called: the front end checked the shapes
   } else {
     constexpr int K = KA, w = k::seg_width(M);
-    constexpr int bp = (N + k::vec_width<T> - 1) / k::vec_width<T> * k::vec_width<T>;
-    constexpr int bytes = int(sizeof(T)) * (k::tile_stride(M * K, w) + k::vec_stride<T>(K * bp));
-    constexpr int threads =
-        k::fit_threads(k::tuned(k::fast_op::gemm, sizeof(T), M > N ? M : N).threads, w, bytes);
-    k::gemm_kernel<T, M, N, K, TA, TB, threads>
+    constexpr int bp = k::row_pitch<T>(N), ma = k::gemm_a_pitch(M, TA);
+    constexpr int bytes = int(sizeof(T)) * (k::tile_stride(ma * K, w) + k::vec_stride<T>(K * bp));
+    constexpr auto shape = k::tuned(k::fast_op::gemm, sizeof(T), M > N ? M : N);
+    constexpr int threads = k::fit_threads(shape.threads, w, bytes);
+    k::gemm_kernel<T, M, N, K, TA, TB, threads, shape.min_blocks>
         <<<k::grid_for(C.count(), threads / w), threads, 0, stream>>>(
             k::at_of(A), k::at_of(B), k::at_of(C), C.count(), alpha, beta);
     check_launch("tinybatch::cuda gemm (fast)");

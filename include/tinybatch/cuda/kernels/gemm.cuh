@@ -9,13 +9,18 @@
 
 namespace tinybatch::cuda::fast_kernels {
 
-template <class T, int M, int N, int K, bool TA, bool TB, int THREADS, class AtA, class AtB,
-          class AtC>
-__global__ void __launch_bounds__(THREADS)
+/// Column pitch of op(A) in shared memory: M, or M rounded up to odd when A is staged
+/// transposed (consecutive threads then write one row of the tile: odd pitch, no conflicts).
+constexpr int gemm_a_pitch(int m, bool ta) { return ta && m % 2 == 0 ? m + 1 : m; }
+
+template <class T, int M, int N, int K, bool TA, bool TB, int THREADS, int MINB, class AtA,
+          class AtB, class AtC>
+__global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     gemm_kernel(AtA A, AtB B, AtC C, index_t count, T alpha, T beta) {
   constexpr int W = seg_width(M), NB = THREADS / W;
-  constexpr int AS = tile_stride(M * K, W);  // op(A), column-major M x K
-  constexpr int BP = (N + vec_width<T> - 1) / vec_width<T> * vec_width<T>;
+  constexpr int MA = gemm_a_pitch(M, TA);     // op(A), column-major M x K, columns MA apart
+  constexpr int AS = tile_stride(MA * K, W);
+  constexpr int BP = row_pitch<T>(N);
   constexpr int BS = vec_stride<T>(K * BP);  // op(B), row-major K x N, rows BP apart
   __shared__ __align__(16) T As[NB * AS];
   __shared__ __align__(16) T Bs[NB * BS];
@@ -24,9 +29,9 @@ __global__ void __launch_bounds__(THREADS)
   for (index_t k0 = index_t(blockIdx.x) * NB; k0 < count; k0 += index_t(gridDim.x) * NB) {
     if (alpha != T(0)) {
       if constexpr (TA)  // A is K x M: (l, i) -> op(A)(i, l)
-        to_tiles<THREADS, NB, K, M, AS, M, 1, part::all>(As, A, k0, count);
+        to_tiles<THREADS, NB, K, M, AS, MA, 1, part::all>(As, A, k0, count);
       else
-        to_tiles<THREADS, NB, M, K, AS, 1, M, part::all>(As, A, k0, count);
+        to_tiles<THREADS, NB, M, K, AS, 1, MA, part::all>(As, A, k0, count);
       if constexpr (TB)  // B is N x K: (j, l) -> op(B)(l, j)
         to_tiles<THREADS, NB, N, K, BS, 1, BP, part::all>(Bs, B, k0, count);
       else
@@ -42,7 +47,7 @@ __global__ void __launch_bounds__(THREADS)
       const T* b = Bs + seg * BS;
 #pragma unroll
       for (int l = 0; l < K; ++l) {
-        const T ail = lane_ok ? a[l * M] : T(0);
+        const T ail = lane_ok ? a[l * MA] : T(0);
         T brow[N];
         get_row(b + l * BP, 0, brow);
 #pragma unroll

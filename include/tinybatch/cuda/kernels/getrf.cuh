@@ -56,9 +56,7 @@ __device__ __forceinline__ void lu_step(lu_row<T, N>& s, T (&b)[N], int j, int r
     if constexpr (EXTRA) put_row(buf + off, 0, b);
   }
   __syncwarp();
-  T prow[N];
-  get_row(buf, j, prow);
-  const T piv = prow[j];
+  const T piv = buf[j];
   if (win) {
     s.chosen = true, s.chosen_at = p, s.pos = j;
   } else if (s.pos == j) {
@@ -74,19 +72,13 @@ __device__ __forceinline__ void lu_step(lu_row<T, N>& s, T (&b)[N], int j, int r
         s.a[j] /= piv;
       }
     }
-#pragma unroll
-    for (int c = j + 1; c < N; ++c) s.a[c] -= s.a[j] * prow[c];
-    if constexpr (EXTRA) {
-      T pb[N];
-      get_row(buf + off, 0, pb);
-#pragma unroll
-      for (int c = 0; c < N; ++c) b[c] -= s.a[j] * pb[c];
-    }
+    if (j + 1 < N) sub_row(s.a, s.a[j], buf, j + 1);
+    if constexpr (EXTRA) sub_row(b, s.a[j], buf + off, 0);
   }
 }
 
-template <class T, int N, int THREADS, class At>
-__global__ void __launch_bounds__(THREADS)
+template <class T, int N, int THREADS, int MINB, class At>
+__global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     getrf_kernel(At A, index_t count, pivot_view ipiv, int* info) {
   constexpr int W = seg_width(N), NB = THREADS / W, TS = tile_stride(N * N, W);
   constexpr int BS = vec_stride<T>(N);

@@ -12,8 +12,8 @@
 
 namespace tinybatch::cuda::fast_kernels {
 
-template <class T, int N, int THREADS, class AtA, class AtX>
-__global__ void __launch_bounds__(THREADS)
+template <class T, int N, int THREADS, int MINB, class AtA, class AtX>
+__global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     inverse_kernel(AtA A, AtX X, index_t count, int* info) {
   constexpr int W = seg_width(N), NB = THREADS / W, TS = tile_stride(N * N, W);
   constexpr int NP = (N + vec_width<T> - 1) / vec_width<T> * vec_width<T>;
@@ -44,12 +44,7 @@ __global__ void __launch_bounds__(THREADS)
         put_row(buf, 0, b);
       }
       __syncwarp();
-      T x[N];
-      get_row(buf, 0, x);
-      if (lane_ok && s.pos < j) {
-#pragma unroll
-        for (int c = 0; c < N; ++c) b[c] -= s.a[j] * x[c];
-      }
+      if (lane_ok && s.pos < j) sub_row(b, s.a[j], buf, 0);
     }
     __syncwarp();
     const index_t k = k0 + seg;

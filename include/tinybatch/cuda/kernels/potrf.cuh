@@ -12,8 +12,8 @@
 
 namespace tinybatch::cuda::fast_kernels {
 
-template <class T, int N, int THREADS, bool UPPER, class At>
-__global__ void __launch_bounds__(THREADS) potrf_kernel(At A, index_t count, int* info) {
+template <class T, int N, int THREADS, int MINB, bool UPPER, class At>
+__global__ void __launch_bounds__(THREADS, min_blocks_of(MINB)) potrf_kernel(At A, index_t count, int* info) {
   constexpr int W = seg_width(N), NB = THREADS / W, TS = tile_stride(N * N, W);
   constexpr int BS = vec_stride<T>(N);
   constexpr part P = UPPER ? part::upper : part::lower;

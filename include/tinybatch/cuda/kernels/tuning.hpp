@@ -4,9 +4,9 @@
 // matrices per block = threads / seg_width(n), further limited by the 48 KiB of static shared
 // memory each kernel stages its matrices through.
 //
-// `threads` is the thread-block size. The values are first guesses, not yet swept: the one
-// H100 run so far (bench/results/gpu-h100-*.csv) measured them as they are. A tuning sweep
-// in bench/ that rewrites this table is still to do (issue #4).
+// `threads` is the thread-block size, `min_blocks` the register cap (below). The values are
+// not swept: thread counts are first guesses, register caps come from one ncu profile. A
+// tuning sweep in bench/ that rewrites this table is still to do (issue #4).
 #pragma once
 
 namespace tinybatch::cuda::fast_kernels {
@@ -14,23 +14,43 @@ namespace tinybatch::cuda::fast_kernels {
 enum class fast_op { getrf, inverse, potrf, gemm, getrs, potrs };
 
 struct launch_shape {
-  int threads;  ///< thread-block size (a multiple of 32)
+  int threads;     ///< thread-block size (a multiple of 32)
+  int min_blocks;  ///< __launch_bounds__ minimum blocks per SM (0: none): caps registers at
+                   ///< 64K / (threads * min_blocks), the occupancy limiter ncu found (issue #4)
 };
 
 /// Threads per block for `op` on n x n matrices of `elem_bytes`-byte elements on sm_90.
 constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
   (void)elem_bytes;
+  // ncu (H100, double, e9a8e4d, no min_blocks yet): every kernel profiled was limited by
+  // registers, with < 1 eligible warp per scheduler and DRAM 9-50% busy: getrf n=16 116
+  // registers (25% occupancy), n=32 180 (12.5%); inverse n=8 128 (25%), n=32 247 (12.5%);
+  // gemm n=32 158 (18.75%, also 48 KiB of shared memory). min_blocks caps registers at
+  // 65536 / (threads * min_blocks); ptxas -v (sm_90) reports no spills at these caps
+  // except inverse double n=8 (36 bytes), 16 (20), 24 (40), 32 (228) and gemm double n=8 (16).
   switch (op) {
     case fast_op::gemm:
-      return {n <= 8 ? 256 : 128};
+      if (n <= 8) return {256, 3};
+      if (n <= 16) return {128, 6};
+      return {128, 0};
     case fast_op::inverse:
-      return {n <= 16 ? 128 : 64};
+      if (n <= 4) return {128, 6};
+      if (n <= 8) return {128, 5};
+      if (n <= 16) return {128, 4};
+      return {64, 5};
     case fast_op::getrf:
+      if (n <= 4) return {256, 3};
+      if (n <= 8) return {256, 0};  // 126 registers; capped at 80 it spills 124 bytes
+      if (n <= 16) return {128, 6};
+      return {128, 4};
     case fast_op::potrf:
+      if (n <= 8) return {256, 3};
+      if (n <= 16) return {128, 6};
+      return {128, 0};  // 110 registers; capped at 96 it spills 120 bytes
     case fast_op::getrs:
     case fast_op::potrs:
     default:
-      return {n <= 8 ? 256 : 128};
+      return {n <= 8 ? 256 : 128, 0};
   }
 }
 
