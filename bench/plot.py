@@ -25,7 +25,7 @@ def load(path):
     body = []
     for line in lines:
         if line.startswith("#"):
-            header = line[1:].strip()
+            header = header or line[1:].strip()  # the first comment line names the machine
         else:
             body.append(line)
     for r in csv.DictReader(body):
@@ -36,12 +36,37 @@ def load(path):
     return header, rows
 
 
+def table(rows, prec):
+    for regime in ("stream", "cache"):
+        for op in sorted({r["op"] for r in rows}):
+            rs = [r for r in rows if r["prec"] == prec and r["op"] == op and r["regime"] == regime]
+            if not rs:
+                continue
+            impls = sorted({r["impl"] for r in rs}, key=lambda s: (not s.startswith("tinybatch"), s))
+            sizes = sorted({r["n"] for r in rs})
+            cell = {(r["impl"], r["n"]): r for r in rs}
+            print(f"\n{op}, {regime}, {prec}: GFLOP/s (fraction of roofline)\n")
+            print("| n | " + " | ".join(impls) + " |")
+            print("| --- " * (len(impls) + 1) + "|")
+            for n in sizes:
+                row = []
+                for i in impls:
+                    r = cell.get((i, n))
+                    row.append(f"{r['gflops']:.2f} ({r['roofline_fraction']:.2f})" if r else "-")
+                print(f"| {n} | " + " | ".join(row) + " |")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("csv")
     ap.add_argument("--out", default=None, help="folder for the PNGs (default: next to the CSV)")
+    ap.add_argument("--table", default=None, metavar="PREC",
+                    help="print a markdown table (GFLOP/s and roofline fraction) for d or s; no plots")
     args = ap.parse_args()
     header, rows = load(args.csv)
+    if args.table:
+        return table(rows, args.table)
     out = args.out or os.path.dirname(os.path.abspath(args.csv))
     stem = os.path.splitext(os.path.basename(args.csv))[0]
     groups = defaultdict(list)
