@@ -41,4 +41,6 @@ if [ "${TB_SKIP_TESTS:-0}" != 1 ]; then
   echo "tests rc=$?"
   cat "$out/summary.txt"
 fi
-[ -f "$out/bench.log" ] && grep -v '^#' "$out/bench.log" | awk '{print $1, $2, $3, $4, $6, $7, $13, $14}' | column -t
+table=cat
+command -v column >/dev/null && table="column -t"  # the GPU machine has no column
+[ -f "$out/bench.log" ] && grep -v '^#' "$out/bench.log" | awk '{print $1, $2, $3, $4, $6, $7, $13, $14}' | $table

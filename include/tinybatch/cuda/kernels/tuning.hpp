@@ -28,6 +28,12 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
   // gemm n=32 158 (18.75%, also 48 KiB of shared memory). min_blocks caps registers at
   // 65536 / (threads * min_blocks); ptxas -v (sm_90) reports no spills at these caps
   // except inverse double n=8 (36 bytes), 16 (20), 24 (40), 32 (228) and gemm double n=8 (16).
+  //
+  // Measured with these values (bench/results/gpu-h100-2a90dd3.csv against e9a8e4d, memory
+  // roofline fractions): the caps helped at n = 8..32 (getrf double n=16 .48 -> .62, n=32
+  // .27 -> .43; gemm double n=8 .76 -> .85, n=16 .79 -> .87; potrf double n=8 .69 -> .82) and
+  // hurt at n <= 5, where the kernels only stage data (gemm float n=3 .77 -> .56, potrf float
+  // n=2 .84 -> .65, getrf double n=2 .88 -> .79): the n <= 5 caps are to go (not yet run).
   switch (op) {
     case fast_op::gemm:
       if (n <= 8) return {256, 3};
