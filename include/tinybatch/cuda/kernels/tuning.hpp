@@ -36,6 +36,7 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
   // n=2 .84 -> .65, getrf double n=2 .88 -> .79): the n <= 5 caps are to go (not yet run).
   switch (op) {
     case fast_op::gemm:
+      if (n <= 5) return {256, 0};
       if (n <= 8) return {256, 3};
       if (n <= 16) return {128, 6};
       return {128, 0};
@@ -45,11 +46,11 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       if (n <= 16) return {128, 4};
       return {64, 5};
     case fast_op::getrf:
-      if (n <= 4) return {256, 3};
-      if (n <= 8) return {256, 0};  // 126 registers; capped at 80 it spills 124 bytes
+      if (n <= 8) return {256, 0};  // n = 6..8: 126 registers; capped at 80 it spills 124 bytes
       if (n <= 16) return {128, 6};
       return {128, 4};
     case fast_op::potrf:
+      if (n <= 5) return {256, 0};
       if (n <= 8) return {256, 3};
       if (n <= 16) return {128, 6};
       return {128, 0};  // 110 registers; capped at 96 it spills 120 bytes
