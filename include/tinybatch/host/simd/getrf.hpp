@@ -82,7 +82,7 @@ TINYBATCH_SIMD_INLINE int getrf_one(T* a, int lda, int* ipiv) {
     // is never chosen unless it sits on the diagonal (idamax starts from there).
     const int q = perm[j];
     int lp = j;
-    if (wj[q] == wj[q]) {
+    if (j + 1 < M && wj[q] == wj[q]) {  // the last row has nothing to compare with
       P best = splat<W>(T(-1));
       P key[NV];
       unroll<NV>([&](auto v) {
@@ -100,12 +100,12 @@ TINYBATCH_SIMD_INLINE int getrf_one(T* a, int lda, int* ipiv) {
     }
     const int p = perm[lp];
     ipiv[j] = lp + 1;
-    if (lp != j) {  // interchange logical rows j and lp: bookkeeping only
-      perm[lp] = q;
-      perm[j] = p;
-      const P lpv = splat<W>(T(lp));
-      unroll<NV>([&](auto v) { pos[v] = pos[v] == jv ? lpv : (pos[v] == lpv ? jv : pos[v]); });
-    }
+    // Interchange logical rows j and lp: bookkeeping only, and without a branch (whether the
+    // pivot moves is a coin toss on random data: a branch on it is mispredicted half the time).
+    perm[lp] = q;
+    perm[j] = p;
+    const P lpv = splat<W>(T(lp));
+    unroll<NV>([&](auto v) { pos[v] = pos[v] == jv ? lpv : (pos[v] == lpv ? jv : pos[v]); });
 
     const T piv = wj[p];
     if (piv != T(0)) {
