@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tests/deps.sh
-tb_setup build/release --buildtype=release -Dcuda=auto -Dbenchmarks=false
+tb_setup build/release --buildtype=release -Dcuda=auto -Dbenchmarks=false -Dexamples=true
 targets=(examples/solve_batch)
 grep -q "solve_batch_cuda" build/release/build.ninja && targets+=(examples/solve_batch_cuda)
 ninja -C build/release "${targets[@]}"
