@@ -16,6 +16,7 @@
 
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -31,19 +32,19 @@ struct padded_column {
   static constexpr int rows = count * width;
 };
 
-template <int W, class P>
-TINYBATCH_SIMD_INLINE auto hmax(const P& v) {
-  auto m = v[0];
-#pragma GCC unroll 16
-  for (int i = 1; i < W; ++i) m = v[i] > m ? v[i] : m;
-  return m;
+/// Butterfly reductions: after log2(W) shuffle-and-compare steps every lane holds the
+/// maximum (minimum) of all lanes, already broadcast for the compares that follow.
+template <int S, class P, std::size_t... I>
+TINYBATCH_SIMD_INLINE void reduce_step(P& v, bool take_max, std::index_sequence<I...>) {
+  const P u = __builtin_shufflevector(v, v, int(I ^ S)...);
+  v = take_max ? (u > v ? u : v) : (u < v ? u : v);
 }
 template <int W, class P>
-TINYBATCH_SIMD_INLINE auto hmin(const P& v) {
-  auto m = v[0];
-#pragma GCC unroll 16
-  for (int i = 1; i < W; ++i) m = v[i] < m ? v[i] : m;
-  return m;
+TINYBATCH_SIMD_INLINE void all_lanes_reduce(P& v, bool take_max) {
+  if constexpr (W >= 16) reduce_step<8>(v, take_max, std::make_index_sequence<W>{});
+  if constexpr (W >= 8) reduce_step<4>(v, take_max, std::make_index_sequence<W>{});
+  if constexpr (W >= 4) reduce_step<2>(v, take_max, std::make_index_sequence<W>{});
+  if constexpr (W >= 2) reduce_step<1>(v, take_max, std::make_index_sequence<W>{});
 }
 
 /// Copies column-major M x N `a` into `w` (leading dimension MP), zeroing the padding rows.
@@ -90,13 +91,14 @@ TINYBATCH_SIMD_INLINE int getrf_one(T* a, int lda, int* ipiv) {
         key[v] = (pos[v] >= jv && ax == ax) ? ax : splat<W>(T(-1));
         best = key[v] > best ? key[v] : best;
       });
-      const P m = splat<W>(hmax<W>(best));
+      all_lanes_reduce<W>(best, true);  // the largest |a| in every lane
       P first = splat<W>(T(M));
       unroll<NV>([&](auto v) {
-        const P cand = key[v] == m ? pos[v] : splat<W>(T(M));
+        const P cand = key[v] == best ? pos[v] : splat<W>(T(M));
         first = cand < first ? cand : first;
       });
-      lp = int(hmin<W>(first));
+      all_lanes_reduce<W>(first, false);
+      lp = int(first[0]);
     }
     const int p = perm[lp];
     ipiv[j] = lp + 1;
