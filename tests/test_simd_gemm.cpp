@@ -59,8 +59,8 @@ void check_shape() {
                           << name(sh) << (pointers ? ", pointers" : ", strided") << ", count "
                           << count << ", beta " << beta);
               const std::string diff =
-                  count == 1 ? one_gemm<T, M, N, K, TA, TB>(tb::seq, sh, pointers, count, T(1.25), beta)
-                             : one_gemm<T, M, N, K, TA, TB>(tb::par, sh, pointers, count, T(-0.5), beta);
+                  count == 1 ? one_gemm<T, M, N, K, TA, TB>(simd_seq, sh, pointers, count, T(1.25), beta)
+                             : one_gemm<T, M, N, K, TA, TB>(simd_par, sh, pointers, count, T(-0.5), beta);
               CHECK(diff == "");
             }
     };
@@ -72,7 +72,7 @@ void check_shape() {
     pairs(yes{}, yes{});
     // Many matrices over the threads, one configuration.
     INFO("isa " << name(s) << ", M N K = " << M << " " << N << " " << K << ", count " << big_count);
-    CHECK(one_gemm<T, M, N, K, false, false>(tb::par, shape::padded, false, big_count, T(1), T(1)) == "");
+    CHECK(one_gemm<T, M, N, K, false, false>(simd_par, shape::padded, false, big_count, T(1), T(1)) == "");
   }
 }
 
@@ -100,14 +100,14 @@ TEMPLATE_TEST_CASE("simd gemm: alpha == 0 reads neither A nor B, beta == 0 never
     poisoned<T> A(8, 8, 5, shape::padded), B(8, 8, 5, shape::padded), C(8, 8, 5, shape::padded);
     C.fill([](index_t) { return mat<T>::Constant(8, 8, T(2)); });
     // A and B are all poison (NaN): alpha == 0 must not look at them.
-    tb::gemm(tb::seq, tb::no_trans, tb::no_trans, T(0), A.template strided<8, 8, const T>(),
+    tb::gemm(simd_seq, tb::no_trans, tb::no_trans, T(0), A.template strided<8, 8, const T>(),
              B.template strided<8, 8, const T>(), T(0.5), C.template strided<8, 8>());
     CHECK(C.at(4, 7, 7) == T(1));
     // C all poison, beta == 0: the result is finite.
     poisoned<T> D(8, 8, 5, shape::packed);
     A.fill([](index_t) { return mat<T>::Identity(8, 8); });
     B.fill([](index_t) { return mat<T>::Constant(8, 8, T(3)); });
-    tb::gemm(tb::seq, tb::no_trans, tb::no_trans, T(1), A.template strided<8, 8, const T>(),
+    tb::gemm(simd_seq, tb::no_trans, tb::no_trans, T(1), A.template strided<8, 8, const T>(),
              B.template strided<8, 8, const T>(), T(0), D.template strided<8, 8>());
     CHECK(D.at(4, 7, 7) == T(3));
     CHECK(D.at(0, 0, 0) == T(3));

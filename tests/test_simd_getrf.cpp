@@ -81,12 +81,12 @@ void check_shape() {
                       << (pointers ? ", pointers" : ", strided") << ", count " << count
                       << ", variant " << variant);
           const std::string diff = count == 1
-                                       ? one_getrf<T, M, N>(tb::seq, sh, pointers, count, variant)
-                                       : one_getrf<T, M, N>(tb::par, sh, pointers, count, variant);
+                                       ? one_getrf<T, M, N>(simd_seq, sh, pointers, count, variant)
+                                       : one_getrf<T, M, N>(simd_par, sh, pointers, count, variant);
           CHECK(diff == "");
         }
     INFO("isa " << name(s) << ", M N = " << M << " " << N << ", count " << big_count);
-    CHECK(one_getrf<T, M, N>(tb::par, shape::padded, true, big_count, 0) == "");
+    CHECK(one_getrf<T, M, N>(simd_par, shape::padded, true, big_count, 0) == "");
   }
 }
 
@@ -127,7 +127,7 @@ TEMPLATE_TEST_CASE("simd getrf: a NaN on the diagonal is the pivot, elsewhere ne
     A.set(0, a0);
     A.set(1, a1);
     std::vector<int> piv(8), info(2);
-    tb::getrf(tb::seq, A.template strided<4, 4>(), piv, info);
+    tb::getrf(simd_seq, A.template strided<4, 4>(), piv, info);
     CHECK(piv[0] == 1);  // NaN first: idamax keeps it
     CHECK(piv[4] == 3);  // -9 before 9, the NaN never
   }

@@ -73,12 +73,12 @@ void check_size() {
                         << ", " << name(sh) << (pointers ? ", pointers" : ", strided") << ", count "
                         << count << ", variant " << variant);
             const std::string diff =
-                count == 1 ? one_potrf<T, N>(tb::seq, ul, sh, pointers, count, variant)
-                           : one_potrf<T, N>(tb::par, ul, sh, pointers, count, variant);
+                count == 1 ? one_potrf<T, N>(simd_seq, ul, sh, pointers, count, variant)
+                           : one_potrf<T, N>(simd_par, ul, sh, pointers, count, variant);
             CHECK(diff == "");
           }
     INFO("isa " << name(s) << ", n = " << N << ", count " << big_count);
-    CHECK(one_potrf<T, N>(tb::par, tb::uplo::lower, shape::packed, false, big_count, 0) == "");
+    CHECK(one_potrf<T, N>(simd_par, tb::uplo::lower, shape::packed, false, big_count, 0) == "");
   }
 }
 

@@ -14,6 +14,9 @@
 namespace tbt::simd {
 
 inline constexpr tb::sequential_policy<tb::kernels::reference> reference{};
+/// The SIMD kernels even where `kernels::automatic` prefers the reference.
+inline constexpr tb::sequential_policy<tb::kernels::simd> simd_seq{};
+inline constexpr tb::parallel_policy<tb::kernels::simd> simd_par{};
 
 #if TINYBATCH_HOST_SIMD
 namespace ts = tinybatch::detail::simd;
