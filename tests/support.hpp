@@ -221,7 +221,7 @@ void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info
 }
 namespace tbt {
 template <class T>
-int lapack_getrf(mat<T> a, std::vector<int>& ipiv) {
+int lapack_getrf(mat<T>& a, std::vector<int>& ipiv) {  // a: overwritten with LAPACK's factors
   int m = int(a.rows()), n = int(a.cols()), lda = std::max(1, m), info = 0;
   ipiv.assign(std::size_t(std::min(m, n)), 0);
   if constexpr (std::is_same_v<T, double>)
@@ -238,6 +238,22 @@ int lapack_potrf(char uplo, mat<T> a) {
   else
     spotrf_(&uplo, &n, a.data(), &lda, &info, 1);
   return info;
+}
+/// Pivots equal LAPACK's, except where LAPACK's blocked-recursive factorization and ours
+/// round a near-tie differently: at the first difference both chosen pivots must have the
+/// same magnitude to rounding (then the two orders legitimately diverge). Exact ties are
+/// tested apart, with integer data.
+template <class T>
+bool same_pivots_as_lapack(const mat<T>& a0, const mat<T>& lu, const int* ipiv, int& info_lapack) {
+  mat<T> f = a0;
+  std::vector<int> lp;
+  info_lapack = lapack_getrf<T>(f, lp);
+  for (std::size_t j = 0; j < lp.size(); ++j) {
+    if (lp[j] == ipiv[j]) continue;
+    const double ours = std::abs(double(lu(j, j))), theirs = std::abs(double(f(j, j)));
+    return std::abs(ours - theirs) <= 64 * double(a0.rows()) * eps<T>() * std::max(ours, theirs);
+  }
+  return true;
 }
 }  // namespace tbt
 #endif
