@@ -19,25 +19,42 @@ mat<T> random_of(int m, int n) {
   return a;
 }
 
+/// Calls f(std::bool_constant<b>{}).
+template <class F>
+void with_bool(bool b, F&& f) {
+  if (b)
+    f(std::true_type{});
+  else
+    f(std::false_type{});
+}
+
 /// One gemm on fresh data, fast path (policy `fast`) against the reference; returns the first
-/// difference or "".
-template <class T, int M, int N, int K, bool TA, bool TB, class Policy>
-std::string one_gemm(const Policy& fast, shape sh, bool pointers, index_t count, T alpha, T beta) {
-  constexpr int AR = TA ? K : M, AC = TA ? M : K, BR = TB ? N : K, BC = TB ? K : N;
-  poisoned<T> A(AR, AC, count, sh), B(BR, BC, count, sh), C(M, N, count, sh);
-  A.fill([&](index_t) { return random_of<T>(AR, AC); });
-  B.fill([&](index_t) { return random_of<T>(BR, BC); });
+/// difference or "". The transposes are run-time values here so that the harness is compiled
+/// once per shape (it cost as much compile time as the kernels when it was per transpose).
+template <class T, int M, int N, int K, class Policy>
+std::string one_gemm(const Policy& fast, bool ta, bool tb_, shape sh, bool pointers, index_t count,
+                     T alpha, T beta) {
+  const int ar = ta ? K : M, ac = ta ? M : K, br = tb_ ? N : K, bc = tb_ ? K : N;
+  poisoned<T> A(ar, ac, count, sh), B(br, bc, count, sh), C(M, N, count, sh);
+  A.fill([&](index_t) { return random_of<T>(ar, ac); });
+  B.fill([&](index_t) { return random_of<T>(br, bc); });
   if (beta != T(0)) C.fill([&](index_t) { return random_of<T>(M, N); });  // else C stays poison
   poisoned<T> want = C;
-  const tb::op ta = TA ? tb::op::trans : tb::op::no_trans;
-  const tb::op tb_ = TB ? tb::op::conj_trans : tb::op::no_trans;
+  const tb::op oa = ta ? tb::op::trans : tb::op::no_trans;
+  const tb::op ob = tb_ ? tb::op::conj_trans : tb::op::no_trans;
   auto run = [&](const auto& policy, poisoned<T>& c) {
-    if (pointers)
-      tb::gemm(policy, ta, tb_, alpha, A.template pointers<AR, AC, const T>(),
-               B.template pointers<BR, BC, const T>(), beta, c.template pointers<M, N>());
-    else
-      tb::gemm(policy, ta, tb_, alpha, A.template strided<AR, AC, const T>(),
-               B.template strided<BR, BC, const T>(), beta, c.template strided<M, N>());
+    with_bool(ta, [&](auto ta_c) {
+      with_bool(tb_, [&](auto tb_c) {
+        constexpr bool TA = decltype(ta_c)::value, TB = decltype(tb_c)::value;
+        constexpr int AR = TA ? K : M, AC = TA ? M : K, BR = TB ? N : K, BC = TB ? K : N;
+        if (pointers)
+          tb::gemm(policy, oa, ob, alpha, A.template pointers<AR, AC, const T>(),
+                   B.template pointers<BR, BC, const T>(), beta, c.template pointers<M, N>());
+        else
+          tb::gemm(policy, oa, ob, alpha, A.template strided<AR, AC, const T>(),
+                   B.template strided<BR, BC, const T>(), beta, c.template strided<M, N>());
+      });
+    });
   };
   run(fast, C);
   run(reference, want);
@@ -48,31 +65,25 @@ template <class T, int M, int N, int K>
 void check_shape() {
   for (ts::isa s : isas()) {
     isa_scope scope(s);
-    auto pairs = [&](auto ta, auto tb_) {
-      constexpr bool TA = decltype(ta)::value, TB = decltype(tb_)::value;
-      for (shape sh : {shape::padded, shape::packed})
-        for (bool pointers : {false, true})
-          for (index_t count : small_counts)
-            for (T beta : {T(0), T(0.75)}) {
-              INFO("isa " << name(s) << ", M N K = " << M << " " << N << " " << K << ", op(A) "
-                          << (TA ? "T" : "N") << ", op(B) " << (TB ? "T" : "N") << ", "
-                          << name(sh) << (pointers ? ", pointers" : ", strided") << ", count "
-                          << count << ", beta " << beta);
-              const std::string diff =
-                  count == 1 ? one_gemm<T, M, N, K, TA, TB>(simd_seq, sh, pointers, count, T(1.25), beta)
-                             : one_gemm<T, M, N, K, TA, TB>(simd_par, sh, pointers, count, T(-0.5), beta);
-              CHECK(diff == "");
-            }
-    };
-    using yes = std::true_type;
-    using no = std::false_type;
-    pairs(no{}, no{});
-    pairs(yes{}, no{});
-    pairs(no{}, yes{});
-    pairs(yes{}, yes{});
+    for (bool ta : {false, true})
+      for (bool tb_ : {false, true})
+        for (shape sh : {shape::padded, shape::packed})
+          for (bool pointers : {false, true})
+            for (index_t count : small_counts)
+              for (T beta : {T(0), T(0.75)}) {
+                INFO("isa " << name(s) << ", M N K = " << M << " " << N << " " << K << ", op(A) "
+                            << (ta ? "T" : "N") << ", op(B) " << (tb_ ? "T" : "N") << ", "
+                            << name(sh) << (pointers ? ", pointers" : ", strided") << ", count "
+                            << count << ", beta " << beta);
+                const std::string diff =
+                    count == 1
+                        ? one_gemm<T, M, N, K>(simd_seq, ta, tb_, sh, pointers, count, T(1.25), beta)
+                        : one_gemm<T, M, N, K>(simd_par, ta, tb_, sh, pointers, count, T(-0.5), beta);
+                CHECK(diff == "");
+              }
     // Many matrices over the threads, one configuration.
     INFO("isa " << name(s) << ", M N K = " << M << " " << N << " " << K << ", count " << big_count);
-    CHECK(one_gemm<T, M, N, K, false, false>(simd_par, shape::padded, false, big_count, T(1), T(1)) == "");
+    CHECK(one_gemm<T, M, N, K>(simd_par, false, false, shape::padded, false, big_count, T(1), T(1)) == "");
   }
 }
 
