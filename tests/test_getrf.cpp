@@ -60,9 +60,14 @@ struct getrf_case {
       if (lapack_info != info[k]) info_bad = k;
 #endif
       double r = lu_ratio<T>(A0[k], A.get(k), p);
-      if (m == n && want[k] == 0) {  // Eigen's PartialPivLU agrees on the factors
+      if (m == n && want[k] == 0) {  // Eigen's PartialPivLU agrees on the factors...
         Eigen::PartialPivLU<mat<T>> lu(A0[k]);
-        if ((lu.matrixLU() - A.get(k)).norm() > 1000 * n * eps<T>() * lu.matrixLU().norm()) r = 1e300;
+        const bool same_rows =
+            perm_from_ipiv<T>(p, m, mn) == mat<T>(lu.permutationP().toDenseMatrix().template cast<T>());
+        // ...when it chose the same rows: its blocked order may round a near-tie the other way
+        // (float, n = 33 did once), and then the pivots are checked against LAPACK's above.
+        if (same_rows && (lu.matrixLU() - A.get(k)).norm() > 1000 * n * eps<T>() * lu.matrixLU().norm())
+          r = 1e300;
       }
       w(r, k);
     }
