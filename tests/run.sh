@@ -16,7 +16,7 @@ nvidia-smi -L >/dev/null 2>&1 && gpu_sizes=all
 echo "== release build (CUDA: auto) =="
 # -O2: a quarter less compile time than release's -O3 for the unrolled kernels of the tests.
 tb_setup build/release --buildtype=release -Doptimization=2 -Dcuda=auto -Dbenchmarks=false \
-  -Dexamples=false -Dgpu_test_sizes=$gpu_sizes
+  -Dexamples=false -Dgpu_test_sizes=$gpu_sizes -Dcompact_test_sizes=sparse
 ninja -C build/release -j"$jobs"
 meson test -C build/release --print-errorlogs --num-processes "$jobs"
 
@@ -24,7 +24,7 @@ echo "== AddressSanitizer + UBSan build of the host tests =="
 # -O1 with line tables only: a readable report, and half the compile time of -O2 -g. The
 # SIMD tests are built for representative sizes here (every size in the release build).
 tb_setup build/asan --buildtype=plain -Doptimization=1 -Dcuda=disabled -Dbenchmarks=false \
-  -Dexamples=false -Dsimd_test_sizes=sparse -Db_sanitize=address,undefined -Db_lundef=false \
+  -Dexamples=false -Dsimd_test_sizes=sparse -Dcompact_test_sizes=few -Db_sanitize=address,undefined -Db_lundef=false \
   "-Dcpp_args=['-g1', '-fno-sanitize-recover=all', '-fno-omit-frame-pointer']"
 ninja -C build/asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

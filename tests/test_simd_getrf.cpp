@@ -13,43 +13,11 @@ using namespace tbt::simd;
 
 namespace {
 
-/// Matrix k of a test batch: random, or one of the special cases, in turn.
-template <class T>
-mat<T> case_matrix(int m, int n, index_t k, int variant) {
-  mat<T> a(m, n);
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < m; ++i) a(i, j) = uniform<T>();
-  const int j0 = int(k % n), i0 = int((k / 2) % m);
-  switch ((k + variant) % 6) {
-    case 1:  // small integers: many exact ties in |a|, in every column
-      for (int j = 0; j < n; ++j)
-        for (int i = 0; i < m; ++i) a(i, j) = T(int(std::floor(uniform<T>(-2.5, 2.5))));
-      break;
-    case 2:  // an exactly zero column: info, and the factorization goes on
-      a.col(j0).setZero();
-      break;
-    case 3:  // a NaN
-      a(i0, j0) = std::numeric_limits<T>::quiet_NaN();
-      break;
-    case 4:  // the largest magnitude twice in column 0, opposite signs
-      a(i0, 0) = T(-3);
-      a(m - 1, 0) = T(3);
-      break;
-    case 5:  // rank one: zero pivots after the first step
-      for (int j = 0; j < n; ++j)
-        for (int i = 0; i < m; ++i) a(i, j) = T(i + 1) * T(j % 3 + 1);
-      break;
-    default:
-      break;
-  }
-  return a;
-}
-
 template <class T, int M, int N, class Policy>
 std::string one_getrf(const Policy& fast, shape sh, bool pointers, index_t count, int variant) {
   constexpr int MN = M < N ? M : N;
   poisoned<T> A(M, N, count, sh);
-  A.fill([&](index_t k) { return case_matrix<T>(M, N, k, variant); });
+  A.fill([&](index_t k) { return getrf_case<T>(M, N, k, variant); });
   poisoned<T> want = A;
   std::vector<int> piv(std::size_t(count * MN), -7), piv_want = piv;
   std::vector<int> info(std::size_t(count), -7), info_want = info;

@@ -12,29 +12,6 @@ using namespace tbt::simd;
 
 namespace {
 
-template <class T>
-mat<T> spd_case(int n, index_t k, int variant) {
-  mat<T> b(n, n);
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) b(i, j) = uniform<T>();
-  mat<T> a = b * b.transpose() + T(n) * mat<T>::Identity(n, n);
-  const int j0 = int(k % n);
-  switch ((k + variant) % 4) {
-    case 1:  // not positive definite from the leading minor j0 + 1 on
-      a(j0, j0) = T(-1);
-      break;
-    case 2:  // a NaN on the diagonal
-      a(j0, j0) = std::numeric_limits<T>::quiet_NaN();
-      break;
-    case 3:  // a zero diagonal
-      a(j0, j0) = T(0);
-      break;
-    default:
-      break;
-  }
-  return a;
-}
-
 template <class T, int N, class Policy>
 std::string one_potrf(const Policy& fast, tb::uplo ul, shape sh, bool pointers, index_t count,
                       int variant) {

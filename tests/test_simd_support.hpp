@@ -113,6 +113,62 @@ std::string compare(const std::vector<T>& got, const std::vector<T>& want, doubl
   return {};
 }
 
+/// Matrix k of a test batch: random, or one of the special cases, in turn.
+template <class T>
+mat<T> getrf_case(int m, int n, index_t k, int variant) {
+  mat<T> a(m, n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) a(i, j) = uniform<T>();
+  const int j0 = int(k % n), i0 = int((k / 2) % m);
+  switch ((k + variant) % 6) {
+    case 1:  // small integers: many exact ties in |a|, in every column
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) a(i, j) = T(int(std::floor(uniform<T>(-2.5, 2.5))));
+      break;
+    case 2:  // an exactly zero column: info, and the factorization goes on
+      a.col(j0).setZero();
+      break;
+    case 3:  // a NaN
+      a(i0, j0) = std::numeric_limits<T>::quiet_NaN();
+      break;
+    case 4:  // the largest magnitude twice in column 0, opposite signs
+      a(i0, 0) = T(-3);
+      a(m - 1, 0) = T(3);
+      break;
+    case 5:  // rank one: zero pivots after the first step
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) a(i, j) = T(i + 1) * T(j % 3 + 1);
+      break;
+    default:
+      break;
+  }
+  return a;
+}
+
+/// Matrix k of a Cholesky test batch: SPD, or not positive definite in one of three ways.
+template <class T>
+mat<T> spd_case(int n, index_t k, int variant) {
+  mat<T> b(n, n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) b(i, j) = uniform<T>();
+  mat<T> a = b * b.transpose() + T(n) * mat<T>::Identity(n, n);
+  const int j0 = int(k % n);
+  switch ((k + variant) % 4) {
+    case 1:  // not positive definite from the leading minor j0 + 1 on
+      a(j0, j0) = T(-1);
+      break;
+    case 2:  // a NaN on the diagonal
+      a(j0, j0) = std::numeric_limits<T>::quiet_NaN();
+      break;
+    case 3:  // a zero diagonal
+      a(j0, j0) = T(0);
+      break;
+    default:
+      break;
+  }
+  return a;
+}
+
 /// Calls f(integral_constant<int, n>) for n = 1..32.
 template <class F, int... I>
 void for_sizes_impl(F& f, std::integer_sequence<int, I...>) {
@@ -120,7 +176,10 @@ void for_sizes_impl(F& f, std::integer_sequence<int, I...>) {
 }
 template <class F>
 void for_sizes(F&& f) {
-#if defined(TB_SIMD_SPARSE)
+#if defined(TB_SIMD_FEW)
+  // The sanitizer build of the compact test: one unrolled size, one looped, the largest.
+  for_sizes_impl(f, std::integer_sequence<int, 1, 6, 31>{});
+#elif defined(TB_SIMD_SPARSE)
   // The AddressSanitizer build of tests/run.sh (-Dsimd_test_sizes=sparse): sizes where the
   // kernels change shape (one pack and a remainder, whole packs, either side of 8 and 16, the
   // ends); the release build of the same command runs all of 1..32.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/batch.hpp"
+#include "core/compact.hpp"
 #include "core/config.hpp"
 #include "core/dispatch.hpp"
 #include "core/enums.hpp"
@@ -15,6 +16,11 @@
 #include "core/vbatch.hpp"
 #include "policy.hpp"
 
+// The compact layout's kernels are host SIMD code: in translation units nvcc compiles (which
+// cannot use them) only its types are declared.
+#if !defined(__CUDACC__)
+#include "ops/compact.hpp"
+#endif
 #include "ops/gemm.hpp"
 #include "ops/gesv.hpp"
 #include "ops/getrf.hpp"

@@ -218,13 +218,13 @@ TINYBATCH_SIMD_INLINE void unroll(F&& f) {
 #define TINYBATCH_AVX2_TARGET "avx2,fma,bmi,bmi2,popcnt,lzcnt"
 #define TINYBATCH_AVX512_TARGET "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma,bmi,bmi2,popcnt,lzcnt"
 
-template <class F>
-__attribute__((target(TINYBATCH_AVX2_TARGET), flatten)) void run_avx2(F& f) {
-  f(avx2{});
+template <class F, class Arg = avx2>
+__attribute__((target(TINYBATCH_AVX2_TARGET), flatten)) void run_avx2(F& f, Arg arg = {}) {
+  f(arg);
 }
-template <class F>
-__attribute__((target(TINYBATCH_AVX512_TARGET), flatten)) void run_avx512(F& f) {
-  f(avx512{});
+template <class F, class Arg = avx512>
+__attribute__((target(TINYBATCH_AVX512_TARGET), flatten)) void run_avx512(F& f, Arg arg = {}) {
+  f(arg);
 }
 
 /// Runs f(Arch{}) for the instruction set `s` (which must not be isa::none).

@@ -1,0 +1,220 @@
+// Host backend of the compact layout: splits the groups of a compact batch over the threads
+// (one contiguous range each), picks the lanes once per range (AVX-512 or AVX2 vectors, or
+// scalar lanes where there is no SIMD and for kernels::reference), and runs the lane kernels
+// of kernels.inc on every W lanes of every group; the kernels write the per-matrix outputs
+// (ipiv, info) of the lanes that hold matrices.
+#pragma once
+
+#include <type_traits>
+
+#include "../../core/compact.hpp"
+#include "../../core/pivots.hpp"
+#include "../../policy.hpp"
+#include "../ranges.hpp"
+#include "kernels.hpp"
+
+namespace tinybatch::detail::compact {
+
+/// The lane type and the kernels compiled for its instruction set.
+template <class P, class Ops>
+struct lanes {
+  using type = P;
+  using ops = Ops;
+};
+
+/// Calls f(lanes<P, Ops>{}) from inside a function compiled for the chosen instruction set.
+template <class T, class Kernels, class F>
+void with_lanes(F&& f) {
+#if TINYBATCH_HOST_SIMD
+  if constexpr (!std::is_same_v<Kernels, kernels::reference>) {
+    const simd::isa s = simd::active_isa();
+    if (s == simd::isa::avx512) {
+      simd::run_avx512(f, lanes<simd::pack<T, simd::lanes<simd::avx512, T>>, avx512::ops>{});
+      return;
+    }
+    if (s == simd::isa::avx2) {
+      simd::run_avx2(f, lanes<simd::pack<T, simd::lanes<simd::avx2, T>>, avx2::ops>{});
+      return;
+    }
+  }
+#endif
+  f(lanes<T, generic::ops>{});
+}
+
+/// body(lanes, g, l0, k0) for every W lanes of every group of a batch of `count` matrices:
+/// g the group, l0 the offset of the lanes in it, k0 the index of their first matrix.
+template <class T, class Policy, class Body>
+void for_lanes(const Policy& policy, index_t count, Body&& body) {
+  constexpr int G = compact_width<T>;
+  const index_t groups = (count + G - 1) / G;
+  for_each_range(policy, groups, [&](index_t g0, index_t g1) {
+    with_lanes<T, typename Policy::kernels>([&](auto tag) {
+      constexpr int W = lane_traits<typename decltype(tag)::type>::width;
+      for (index_t g = g0; g < g1; ++g)
+        for (int l0 = 0; l0 < G; l0 += W) body(tag, g, l0, g * G + l0);
+    });
+  });
+}
+
+#define TINYBATCH_LANES_OF(tag) \
+  using P = typename decltype(tag)::type; \
+  using Ops = typename decltype(tag)::ops
+
+struct backend {
+  template <class Policy, class VS, class T, int M, int N>
+  static void to_compact(const Policy& policy, const VS& src, const compact_view<T, M, N>& dst) {
+    constexpr int G = compact_width<T>;
+    const index_t count = dst.count();
+    for_each_range(policy, dst.groups(), [&](index_t g0, index_t g1) {
+      for (index_t g = g0; g < g1; ++g)
+        for (int l = 0; l < G; ++l) {
+          const index_t k = g * G + l;
+          T* d = dst.data() + g * dst.group_size + l;
+          if (k < count) {
+            const auto a = src[k];
+            for (int j = 0; j < N; ++j)
+              for (int i = 0; i < M; ++i) d[(i + j * M) * G] = a(i, j);
+          } else {  // padding: the identity, on which every kernel is harmless
+            for (int j = 0; j < N; ++j)
+              for (int i = 0; i < M; ++i) d[(i + j * M) * G] = i == j ? T(1) : T(0);
+          }
+        }
+    });
+  }
+
+  template <class Policy, class T, int M, int N, class VD>
+  static void from_compact(const Policy& policy, const compact_view<const T, M, N>& src, const VD& dst) {
+    constexpr int G = compact_width<T>;
+    const index_t count = src.count();
+    for_each_range(policy, src.groups(), [&](index_t g0, index_t g1) {
+      for (index_t g = g0; g < g1; ++g)
+        for (int l = 0; l < G && g * G + l < count; ++l) {
+          const auto a = dst[g * G + l];
+          const T* s = src.data() + g * src.group_size + l;
+          for (int j = 0; j < N; ++j)
+            for (int i = 0; i < M; ++i) a(i, j) = s[(i + j * M) * G];
+        }
+    });
+  }
+
+  template <class Policy, class T, int M, int N>
+  static void getrf(const Policy& policy, const compact_view<T, M, N>& A, const pivot_view& ipiv, int* info) {
+    constexpr int G = compact_width<T>;
+    const index_t count = A.count();
+    for_lanes<T>(policy, count, [&](auto tag, index_t g, int l0, index_t k0) {
+      TINYBATCH_LANES_OF(tag);
+      Ops::template getrf<P, M, N, G>(A.data() + g * A.group_size + l0, ipiv, info, k0, count);
+    });
+  }
+
+  template <class Policy, class T, int N, int NRHS>
+  static void getrs(const Policy& policy, op ta, const compact_view<const T, N, N>& A,
+                    const pivot_view& ipiv, const compact_view<T, N, NRHS>& B) {
+    constexpr int G = compact_width<T>;
+    const index_t count = B.count();
+    auto go = [&](auto trans) {
+      for_lanes<T>(policy, count, [&](auto tag, index_t g, int l0, index_t k0) {
+        TINYBATCH_LANES_OF(tag);
+        Ops::template getrs<P, N, NRHS, G, decltype(trans)::value>(
+            A.data() + g * A.group_size + l0, ipiv, B.data() + g * B.group_size + l0, k0, count);
+      });
+    };
+    if (ta == op::no_trans)
+      go(std::false_type{});
+    else
+      go(std::true_type{});
+  }
+
+  template <class Policy, class T, int N>
+  static void potrf(const Policy& policy, uplo ul, const compact_view<T, N, N>& A, int* info) {
+    constexpr int G = compact_width<T>;
+    const index_t count = A.count();
+    auto go = [&](auto lower) {
+      for_lanes<T>(policy, count, [&](auto tag, index_t g, int l0, index_t k0) {
+        TINYBATCH_LANES_OF(tag);
+        Ops::template potrf<P, N, G, decltype(lower)::value>(A.data() + g * A.group_size + l0, info, k0, count);
+      });
+    };
+    if (ul == uplo::lower)
+      go(std::true_type{});
+    else
+      go(std::false_type{});
+  }
+
+  template <class Policy, class T, int N, int NRHS>
+  static void potrs(const Policy& policy, uplo ul, const compact_view<const T, N, N>& A,
+                    const compact_view<T, N, NRHS>& B) {
+    constexpr int G = compact_width<T>;
+    auto go = [&](auto lower) {
+      for_lanes<T>(policy, B.count(), [&](auto tag, index_t g, int l0, index_t) {
+        TINYBATCH_LANES_OF(tag);
+        Ops::template potrs<P, N, NRHS, G, decltype(lower)::value>(A.data() + g * A.group_size + l0,
+                                                                   B.data() + g * B.group_size + l0);
+      });
+    };
+    if (ul == uplo::lower)
+      go(std::true_type{});
+    else
+      go(std::false_type{});
+  }
+
+  template <class Policy, class T, int AR, int AC, int M, int N>
+  static void trsm(const Policy& policy, side sd, uplo ul, op ta, diag dg, T alpha,
+                   const compact_view<const T, AR, AC>& A, const compact_view<T, M, N>& B) {
+    constexpr int G = compact_width<T>;
+    auto go = [&](auto left, auto lower, auto trans, auto unit) {
+      for_lanes<T>(policy, B.count(), [&](auto tag, index_t g, int l0, index_t) {
+        TINYBATCH_LANES_OF(tag);
+        Ops::template trsm<P, M, N, G, decltype(left)::value, decltype(lower)::value,
+                           decltype(trans)::value, decltype(unit)::value>(
+            alpha, A.data() + g * A.group_size + l0, B.data() + g * B.group_size + l0);
+      });
+    };
+    auto b = [](bool x, auto f) { x ? f(std::true_type{}) : f(std::false_type{}); };
+    b(sd == side::left, [&](auto s) {
+      if constexpr ((decltype(s)::value ? M : N) == AR) {
+        b(ul == uplo::lower, [&](auto u) {
+          b(ta != op::no_trans, [&](auto t) { b(dg == diag::unit, [&](auto d) { go(s, u, t, d); }); });
+        });
+      }
+    });
+  }
+
+  template <class Policy, class T, int M, int N, int AR, int AC, int BR, int BC>
+  static void gemm(const Policy& policy, op ta, op tb, T alpha, const compact_view<const T, AR, AC>& A,
+                   const compact_view<const T, BR, BC>& B, T beta, const compact_view<T, M, N>& C) {
+    constexpr int G = compact_width<T>;
+    auto go = [&](auto TA, auto TB) {
+      constexpr bool tA = decltype(TA)::value, tB = decltype(TB)::value;
+      constexpr int K = tA ? AR : AC;
+      // Combinations whose shapes do not fit were refused by the front end.
+      if constexpr ((tB ? BC : BR) == K && (tA ? AC : AR) == M && (tB ? BR : BC) == N) {
+        for_lanes<T>(policy, C.count(), [&](auto tag, index_t g, int l0, index_t) {
+          TINYBATCH_LANES_OF(tag);
+          Ops::template gemm<P, M, N, K, G, tA, tB>(alpha, A.data() + g * A.group_size + l0,
+                                                    B.data() + g * B.group_size + l0, beta,
+                                                    C.data() + g * C.group_size + l0);
+        });
+      }
+    };
+    auto b = [](bool x, auto f) { x ? f(std::true_type{}) : f(std::false_type{}); };
+    b(ta != op::no_trans, [&](auto TA) { b(tb != op::no_trans, [&](auto TB) { go(TA, TB); }); });
+  }
+
+  /// X := inv(A) (getrf + getri on X, as reference::inverse): a singular lane keeps its LU.
+  template <class Policy, class T, int N>
+  static void inverse(const Policy& policy, const compact_view<const T, N, N>& A,
+                      const compact_view<T, N, N>& X, int* info) {
+    constexpr int G = compact_width<T>;
+    const index_t count = X.count();
+    for_lanes<T>(policy, count, [&](auto tag, index_t g, int l0, index_t k0) {
+      TINYBATCH_LANES_OF(tag);
+      Ops::template inverse<P, N, G>(A.data() + g * A.group_size + l0, X.data() + g * X.group_size + l0,
+                                     info, k0, count);
+    });
+  }
+};
+
+#undef TINYBATCH_LANES_OF
+
+}  // namespace tinybatch::detail::compact
