@@ -20,7 +20,10 @@ step_timeout=${TINYBATCH_STEP_TIMEOUT:-420}
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 programs=(test_cuda_blas test_cuda_cholesky test_cuda_lu test_cuda_misc test_cuda_fast_getrf
-          test_cuda_fast_inverse test_cuda_fast_potrf test_cuda_fast_gemm)
+          test_cuda_fast_inverse test_cuda_fast_potrf test_cuda_fast_gemm test_cuda_fast_getrs
+          test_cuda_fast_gesv test_cuda_fast_potrs test_cuda_fast_posv)
+# TINYBATCH_PROGRAMS="test_cuda_fast_getrs ..." narrows every step to those programs.
+[ -n "${TINYBATCH_PROGRAMS:-}" ] && read -r -a programs <<<"$TINYBATCH_PROGRAMS"
 summary=()
 failed=0
 note() { summary+=("$1"); }
@@ -46,7 +49,9 @@ note "build: ok ($(head -n 1 "$out/build.log"))"
 
 # ---- the full grid -------------------------------------------------------------------------
 start=$(date +%s)
-timeout "$step_timeout" meson test -C "$build" --no-rebuild --suite cuda --print-errorlogs \
+names=()
+[ -n "${TINYBATCH_PROGRAMS:-}" ] && names=("${programs[@]#test_}")
+timeout "$step_timeout" meson test -C "$build" --no-rebuild --suite cuda --print-errorlogs "${names[@]}" \
   >"$out/tests.log" 2>&1
 rc=$?
 cat "$build/meson-logs/testlog.txt" >>"$out/tests.log" 2>/dev/null
