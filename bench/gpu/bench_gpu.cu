@@ -5,6 +5,7 @@
 //   potrf    vs cusolverDn<t>potrfBatched (lower)
 //   getrs    vs cublas<t>getrsBatched (one right-hand side, no_trans)
 //   potrs    vs cusolverDn<t>potrsBatched (one right-hand side, lower; cuSOLVER takes no more)
+// (getrs and potrs also run tinybatch's generic one-thread-per-matrix kernel: tinybatch_generic)
 // n in {2, 3, 4, 5, 8, 12, 16, 20, 24, 32}, float and double, `--gib` GiB per operand
 // (default 1). Times: CUDA events around the call alone, median of --reps (default 7) after
 // one warm-up; in-place routines get their input restored by a device copy before each run,
@@ -202,6 +203,7 @@ void bench_n(const options& o) {
   tb::strided_view<T, N, N> vA(A, batch), vB(B, batch), vC(C, batch);
   tb::strided_view<T, N, 1> vb(B, batch, N, N);
   tb::cuda::policy<> pol{};
+  tb::cuda::policy<tb::kernels::reference> generic{};  // one thread per matrix (the solves' crossover)
   const auto restore = [&] { CK(cudaMemcpyAsync(A, A0, mat * sizeof(T) * batch, cudaMemcpyDeviceToDevice)); };
   const double n3 = double(N) * N * N, ints = 4.0 * batch;
 
@@ -264,6 +266,8 @@ void bench_n(const options& o) {
     const double fl = 2.0 * N * N;
     double ms = time_ms(o, [&] { tb::getrs(pol, tb::no_trans, vA, pv, vb); }, rb);
     record("getrs", "tinybatch", prec, N, batch, ms, fl, bytes);
+    ms = time_ms(o, [&] { tb::getrs(generic, tb::no_trans, vA, pv, vb); }, rb);
+    record("getrs", "tinybatch_generic", prec, N, batch, ms, fl, bytes);
     int hinfo = 0;
     ms = time_ms(o, [&] { CB(getrs_b(cublas, N, Ap, piv, bp, &hinfo, ib)); }, rb);
     record("getrs", "cublas_getrs", prec, N, batch, ms, fl, bytes);
@@ -297,6 +301,8 @@ void bench_n(const options& o) {
     const double bytes = mb + 2.0 * sizeof(T) * N * batch, fl = 2.0 * N * N;
     double ms = time_ms(o, [&] { tb::potrs(pol, tb::uplo::lower, vA, vb); }, rb);
     record("potrs", "tinybatch", prec, N, batch, ms, fl, bytes);
+    ms = time_ms(o, [&] { tb::potrs(generic, tb::uplo::lower, vA, vb); }, rb);
+    record("potrs", "tinybatch_generic", prec, N, batch, ms, fl, bytes);
     ms = time_ms(o, [&] { tb::cuda::check(potrs_b(cusolver, N, Ap, bp, info, ib), "cusolverDnXpotrsBatched"); }, rb);
     record("potrs", "cusolver_potrs_batched", prec, N, batch, ms, fl, bytes);
     CK(cudaFree(bp));

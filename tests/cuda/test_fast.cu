@@ -372,11 +372,18 @@ void run_posv(layout_c<L> l, tb::uplo ul, index_t count, const P& pol) {
 template <int N>
 constexpr int few_rhs = N % 3 + 2;
 
+#ifndef TB_FAST_PART  // -1: every size and type in one program; 0..3: see meson.build
+#define TB_FAST_PART -1
+#endif
+/// This translation unit's share of the sizes: all, or the even or odd ones.
+constexpr bool part_size(int n) { return TB_FAST_PART < 0 || n % 2 == TB_FAST_PART % 2; }
+
 template <int... I, class F>
 void for_sizes(std::integer_sequence<int, I...>, F&& f) {
   (
       [&] {
-        if (fast_size(I + 1)) f(std::integral_constant<int, I + 1>{});
+        if constexpr (part_size(I + 1))
+          if (fast_size(I + 1)) f(std::integral_constant<int, I + 1>{});
       }(),
       ...);
 }
@@ -393,6 +400,24 @@ void each_size(F&& f) {
 }
 
 }  // namespace
+
+// The types of this translation unit's share (TB_FAST_PART 0, 1: float; 2, 3: double).
+#if TB_FAST_PART < 0
+#define TB_FAST_TYPES float, double
+#define TB_FAST_SUFFIX ""
+#elif TB_FAST_PART == 0
+#define TB_FAST_TYPES float
+#define TB_FAST_SUFFIX " (float, even n)"
+#elif TB_FAST_PART == 1
+#define TB_FAST_TYPES float
+#define TB_FAST_SUFFIX " (float, odd n)"
+#elif TB_FAST_PART == 2
+#define TB_FAST_TYPES double
+#define TB_FAST_SUFFIX " (double, even n)"
+#else
+#define TB_FAST_TYPES double
+#define TB_FAST_SUFFIX " (double, odd n)"
+#endif
 
 #if TB_FAST_OP == 1
 TEMPLATE_TEST_CASE("cuda fast getrf, n = 1..32", "[fast][getrf]", float, double) {
@@ -445,7 +470,7 @@ TEMPLATE_TEST_CASE("cuda fast gemm, n = 1..32", "[fast][gemm]", float, double) {
   });
 }
 #elif TB_FAST_OP == 5
-TEMPLATE_TEST_CASE("cuda fast getrs, n = 1..32", "[fast][getrs]", float, double) {
+TEMPLATE_TEST_CASE("cuda fast getrs, n = 1..32" TB_FAST_SUFFIX, "[fast][getrs]", TB_FAST_TYPES) {
   for_layouts([](auto l) {
     each_size([&](auto n) {
       constexpr int N = decltype(n)::value;
@@ -465,7 +490,7 @@ TEMPLATE_TEST_CASE("cuda fast getrs, n = 1..32", "[fast][getrs]", float, double)
   });
 }
 #elif TB_FAST_OP == 6
-TEMPLATE_TEST_CASE("cuda fast gesv, n = 1..32", "[fast][gesv]", float, double) {
+TEMPLATE_TEST_CASE("cuda fast gesv, n = 1..32" TB_FAST_SUFFIX, "[fast][gesv]", TB_FAST_TYPES) {
   for_layouts([](auto l) {
     each_size([&](auto n) {
       constexpr int N = decltype(n)::value;
@@ -475,7 +500,7 @@ TEMPLATE_TEST_CASE("cuda fast gesv, n = 1..32", "[fast][gesv]", float, double) {
   });
 }
 #elif TB_FAST_OP == 7
-TEMPLATE_TEST_CASE("cuda fast potrs, n = 1..32", "[fast][potrs]", float, double) {
+TEMPLATE_TEST_CASE("cuda fast potrs, n = 1..32" TB_FAST_SUFFIX, "[fast][potrs]", TB_FAST_TYPES) {
   for_layouts([](auto l) {
     each_size([&](auto n) {
       constexpr int N = decltype(n)::value;
@@ -491,7 +516,7 @@ TEMPLATE_TEST_CASE("cuda fast potrs, n = 1..32", "[fast][potrs]", float, double)
   });
 }
 #elif TB_FAST_OP == 8
-TEMPLATE_TEST_CASE("cuda fast posv, n = 1..32", "[fast][posv]", float, double) {
+TEMPLATE_TEST_CASE("cuda fast posv, n = 1..32" TB_FAST_SUFFIX, "[fast][posv]", TB_FAST_TYPES) {
   for_layouts([](auto l) {
     each_size([&](auto n) {
       constexpr int N = decltype(n)::value;

@@ -108,6 +108,11 @@ bool gemm_as(CUstream_st* stream, T alpha, const VA& A, const VB& B, T beta, con
 }
 }  // namespace detail_fast
 
+/// The fast solves take every call on these views: the backend then does not instantiate
+/// its generic kernel for them (fully unrolled reference loops: most of the compile time).
+template <class VA, class VB>
+inline constexpr bool solve_always = detail_fast::small_solve<VA, VB>;
+
 template <class VA, class VB>
   requires detail_fast::small_solve<VA, VB>
 bool getrs(CUstream_st* stream, op t, const VA& A, const pivot_view& ipiv, const VB& B, const int* info) {
