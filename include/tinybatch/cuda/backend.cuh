@@ -302,7 +302,7 @@ struct backend<cuda::policy<K>> {
 
   template <class VA, class VB>
   static void potrs(const policy_type& p, uplo u, const VA& A, const VB& B, const int* info) {
-    if constexpr (cuda::detail::try_fast<K> && cuda::fast::solve_always<VA, VB>) {
+    if constexpr (cuda::detail::try_fast<K> && cuda::fast::potrs_always<VA, VB>) {
       cuda::fast::potrs(p.stream, u, A, B, info);
       return;
     } else {
@@ -326,7 +326,7 @@ struct backend<cuda::policy<K>> {
   template <class VA, class VB>
   static void getrs(const policy_type& p, op t, const VA& A, const pivot_view& ipiv, const VB& B,
                     const int* info) {
-    if constexpr (cuda::detail::try_fast<K> && cuda::fast::solve_always<VA, VB>) {
+    if constexpr (cuda::detail::try_fast<K> && cuda::fast::getrs_always<VA, VB>) {
       cuda::fast::getrs(p.stream, t, A, ipiv, B, info);
       return;
     } else {

@@ -80,11 +80,13 @@ void solve(CUstream_st* stream, const VA& A, const pivot_view& ipiv, const VB& B
   check_launch(what);
 }
 
-/// A small square factor and an n x NRHS right-hand side of the same type, NRHS <= 32.
-template <class VA, class VB>
+/// A small square factor and an n x NRHS right-hand side of the same type, NRHS <= 32, n at
+/// least where the fast kernel measured faster than the generic one (tuning.hpp).
+template <k::fast_op Op, class VA, class VB>
 concept small_solve = k::small_square<VA> && k::fixed_view<VB> &&
                       std::is_same_v<typename VA::value_type, typename VB::value_type> &&
-                      VB::static_rows == VA::static_rows && VB::static_cols <= 32;
+                      VB::static_rows == VA::static_rows && VB::static_cols <= 32 &&
+                      VA::static_rows >= k::solve_fast_min_n(Op, int(sizeof(typename VA::value_type)));
 
 template <bool TA, bool TB, class T, class VA, class VB, class VC>
 bool gemm_as(CUstream_st* stream, T alpha, const VA& A, const VB& B, T beta, const VC& C) {
@@ -111,10 +113,12 @@ bool gemm_as(CUstream_st* stream, T alpha, const VA& A, const VB& B, T beta, con
 /// The fast solves take every call on these views: the backend then does not instantiate
 /// its generic kernel for them (fully unrolled reference loops: most of the compile time).
 template <class VA, class VB>
-inline constexpr bool solve_always = detail_fast::small_solve<VA, VB>;
+inline constexpr bool getrs_always = detail_fast::small_solve<k::fast_op::getrs, VA, VB>;
+template <class VA, class VB>
+inline constexpr bool potrs_always = detail_fast::small_solve<k::fast_op::potrs, VA, VB>;
 
 template <class VA, class VB>
-  requires detail_fast::small_solve<VA, VB>
+  requires detail_fast::small_solve<k::fast_op::getrs, VA, VB>
 bool getrs(CUstream_st* stream, op t, const VA& A, const pivot_view& ipiv, const VB& B, const int* info) {
   if (t == op::no_trans)
     detail_fast::solve<k::solve_kind::getrs_n>(stream, A, ipiv, B, info, "tinybatch::cuda getrs (fast)");
@@ -124,7 +128,7 @@ bool getrs(CUstream_st* stream, op t, const VA& A, const pivot_view& ipiv, const
 }
 
 template <class VA, class VB>
-  requires detail_fast::small_solve<VA, VB>
+  requires detail_fast::small_solve<k::fast_op::potrs, VA, VB>
 bool potrs(CUstream_st* stream, uplo u, const VA& A, const VB& B, const int* info) {
   if (u == uplo::upper)
     detail_fast::solve<k::solve_kind::potrs_u>(stream, A, pivot_view{}, B, info, "tinybatch::cuda potrs (fast)");
