@@ -3,7 +3,9 @@
 //   getrf    vs cublas<t>getrfBatched
 //   inverse  vs cublas<t>matinvBatched and cublas<t>getrfBatched + cublas<t>getriBatched
 //   potrf    vs cusolverDn<t>potrfBatched (lower)
-//   getrs    vs cublas<t>getrsBatched (one right-hand side)
+//   getrs    vs cublas<t>getrsBatched (one right-hand side, no_trans)
+//   potrs    vs cusolverDn<t>potrsBatched (one right-hand side, lower; cuSOLVER takes no more)
+// (getrs and potrs also run tinybatch's generic one-thread-per-matrix kernel: tinybatch_generic)
 // n in {2, 3, 4, 5, 8, 12, 16, 20, 24, 32}, float and double, `--gib` GiB per operand
 // (default 1). Times: CUDA events around the call alone, median of --reps (default 7) after
 // one warm-up; in-place routines get their input restored by a device copy before each run,
@@ -37,7 +39,7 @@ namespace {
 struct options {
   double gib = 1.0;
   int reps = 7;
-  std::string csv = "bench_gpu.csv", commit = "unknown", ops = "gemm,getrf,inverse,potrf,getrs";
+  std::string csv = "bench_gpu.csv", commit = "unknown", ops = "gemm,getrf,inverse,potrf,getrs,potrs";
   bool has(const char* op) const { return ("," + ops + ",").find("," + std::string(op) + ",") != std::string::npos; }
 };
 
@@ -165,6 +167,13 @@ cusolverStatus_t potrf_b(cusolverDnHandle_t h, int n, double** a, int* info, int
   return cusolverDnDpotrfBatched(h, CUBLAS_FILL_MODE_LOWER, n, a, n, info, batch);
 }
 
+cusolverStatus_t potrs_b(cusolverDnHandle_t h, int n, float** a, float** b, int* info, int batch) {
+  return cusolverDnSpotrsBatched(h, CUBLAS_FILL_MODE_LOWER, n, 1, a, n, b, n, info, batch);
+}
+cusolverStatus_t potrs_b(cusolverDnHandle_t h, int n, double** a, double** b, int* info, int batch) {
+  return cusolverDnDpotrsBatched(h, CUBLAS_FILL_MODE_LOWER, n, 1, a, n, b, n, info, batch);
+}
+
 cublasHandle_t cublas;
 cusolverDnHandle_t cusolver;
 
@@ -194,6 +203,7 @@ void bench_n(const options& o) {
   tb::strided_view<T, N, N> vA(A, batch), vB(B, batch), vC(C, batch);
   tb::strided_view<T, N, 1> vb(B, batch, N, N);
   tb::cuda::policy<> pol{};
+  tb::cuda::policy<tb::kernels::reference> generic{};  // one thread per matrix (the solves' crossover)
   const auto restore = [&] { CK(cudaMemcpyAsync(A, A0, mat * sizeof(T) * batch, cudaMemcpyDeviceToDevice)); };
   const double n3 = double(N) * N * N, ints = 4.0 * batch;
 
@@ -256,19 +266,47 @@ void bench_n(const options& o) {
     const double fl = 2.0 * N * N;
     double ms = time_ms(o, [&] { tb::getrs(pol, tb::no_trans, vA, pv, vb); }, rb);
     record("getrs", "tinybatch", prec, N, batch, ms, fl, bytes);
+    ms = time_ms(o, [&] { tb::getrs(generic, tb::no_trans, vA, pv, vb); }, rb);
+    record("getrs", "tinybatch_generic", prec, N, batch, ms, fl, bytes);
     int hinfo = 0;
     ms = time_ms(o, [&] { CB(getrs_b(cublas, N, Ap, piv, bp, &hinfo, ib)); }, rb);
     record("getrs", "cublas_getrs", prec, N, batch, ms, fl, bytes);
     CK(cudaFree(bp));
     CK(cudaFree(B0));
   }
-  if (o.has("potrf")) {
+  if (o.has("potrf") || o.has("potrs")) {
     fill(A0, batch, N, 5, true);
     const double bytes = 2 * mb + ints, fl = n3 / 3;
-    double ms = time_ms(o, [&] { tb::potrf(pol, tb::uplo::lower, vA, inf); }, restore);
-    record("potrf", "tinybatch", prec, N, batch, ms, fl, bytes);
-    ms = time_ms(o, [&] { tb::cuda::check(potrf_b(cusolver, N, Ap, info, ib), "cusolverDnXpotrfBatched"); }, restore);
-    record("potrf", "cusolver_potrf_batched", prec, N, batch, ms, fl, bytes);
+    if (o.has("potrf")) {
+      double ms = time_ms(o, [&] { tb::potrf(pol, tb::uplo::lower, vA, inf); }, restore);
+      record("potrf", "tinybatch", prec, N, batch, ms, fl, bytes);
+    }
+    const auto cusolver_potrf = [&] { tb::cuda::check(potrf_b(cusolver, N, Ap, info, ib), "cusolverDnXpotrfBatched"); };
+    if (o.has("potrf")) {
+      double ms = time_ms(o, cusolver_potrf, restore);
+      record("potrf", "cusolver_potrf_batched", prec, N, batch, ms, fl, bytes);
+    } else {
+      restore();
+      cusolver_potrf();
+    }
+  }
+  if (o.has("potrs")) {
+    // cuSOLVER's Cholesky factors (lower) in A, then one right-hand side (restored between
+    // runs). Bytes: the whole factor (as potrf counts it), B read and written.
+    T* B0;
+    CK(cudaMalloc(&B0, sizeof(T) * N * batch));
+    fill(B0, batch * N, 1, 6, false);
+    T** bp = pointers(B, batch, N);
+    const auto rb = [&] { CK(cudaMemcpyAsync(B, B0, sizeof(T) * N * batch, cudaMemcpyDeviceToDevice)); };
+    const double bytes = mb + 2.0 * sizeof(T) * N * batch, fl = 2.0 * N * N;
+    double ms = time_ms(o, [&] { tb::potrs(pol, tb::uplo::lower, vA, vb); }, rb);
+    record("potrs", "tinybatch", prec, N, batch, ms, fl, bytes);
+    ms = time_ms(o, [&] { tb::potrs(generic, tb::uplo::lower, vA, vb); }, rb);
+    record("potrs", "tinybatch_generic", prec, N, batch, ms, fl, bytes);
+    ms = time_ms(o, [&] { tb::cuda::check(potrs_b(cusolver, N, Ap, bp, info, ib), "cusolverDnXpotrsBatched"); }, rb);
+    record("potrs", "cusolver_potrs_batched", prec, N, batch, ms, fl, bytes);
+    CK(cudaFree(bp));
+    CK(cudaFree(B0));
   }
   CK(cudaDeviceSynchronize());
   for (void* p : {(void*)A, (void*)A0, (void*)B, (void*)C, (void*)piv, (void*)info, (void*)Ap, (void*)Bp, (void*)Cp})

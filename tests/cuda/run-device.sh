@@ -20,7 +20,20 @@ step_timeout=${TINYBATCH_STEP_TIMEOUT:-420}
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 programs=(test_cuda_blas test_cuda_cholesky test_cuda_lu test_cuda_misc test_cuda_fast_getrf
-          test_cuda_fast_inverse test_cuda_fast_potrf test_cuda_fast_gemm)
+          test_cuda_fast_inverse test_cuda_fast_potrf test_cuda_fast_gemm test_cuda_fast_getrs
+          test_cuda_fast_gesv test_cuda_fast_potrs test_cuda_fast_posv)
+# TINYBATCH_PROGRAMS="test_cuda_fast_getrs ..." narrows every step to those programs.
+[ -n "${TINYBATCH_PROGRAMS:-}" ] && read -r -a programs <<<"$TINYBATCH_PROGRAMS"
+# The fast solves are split into test_cuda_fast_<op>_0..3 on full-grid builds (meson.build):
+# each name stands for whichever of its programs the build defines.
+expand_programs() {
+  local p all=() found
+  for p in "${programs[@]}"; do
+    found=$(ninja -C "$build" -t targets all 2>/dev/null | grep -oE "^tests/cuda/${p}(_[0-3])?:" | tr -d : | sed 's|tests/cuda/||')
+    if [ -n "$found" ]; then all+=($found); else all+=("$p"); fi
+  done
+  programs=("${all[@]}")
+}
 summary=()
 failed=0
 note() { summary+=("$1"); }
@@ -33,6 +46,7 @@ fail() { summary+=("$1"); failed=1; }
   if [ ! -f "$build/build.ninja" ]; then
     meson setup "$build" -Dcuda=enabled -Dtests=true -Dbenchmarks=false -Dexamples=false
   fi
+  expand_programs
   # Only the GPU test programs: the rest of the tree has its own runs.
   ninja -C "$build" $(printf 'tests/cuda/%s ' "${programs[@]}")
 } >"$out/build.log" 2>&1
@@ -46,7 +60,9 @@ note "build: ok ($(head -n 1 "$out/build.log"))"
 
 # ---- the full grid -------------------------------------------------------------------------
 start=$(date +%s)
-timeout "$step_timeout" meson test -C "$build" --no-rebuild --suite cuda --print-errorlogs \
+names=()
+[ -n "${TINYBATCH_PROGRAMS:-}" ] && names=("${programs[@]#test_}")
+timeout "$step_timeout" meson test -C "$build" --no-rebuild --suite cuda --print-errorlogs "${names[@]}" \
   >"$out/tests.log" 2>&1
 rc=$?
 cat "$build/meson-logs/testlog.txt" >>"$out/tests.log" 2>/dev/null

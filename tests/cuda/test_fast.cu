@@ -179,11 +179,211 @@ void run_inverse(layout_c<L> l, index_t count, const P& pol) {
   CHECK(bad.empty());
 }
 
+// ---- getrs, potrs, gesv, posv ----------------------------------------------------------------
+//
+// The fast solves are not bit-identical to the reference (solve.cuh: reciprocal pivots, the
+// backward substitution in another order), so B is checked as LAPACK's dget02 / dpot02 check
+// it: ||b - op(A) x||_1 / (||op(A)||_1 ||x||_1 eps) < 30 for every column, on the original
+// A and B, where the host's solution is finite; or no worse than twice the host's own ratio
+// (matrices scaled into the subnormal range, whose factors have lost precision). Matrices a
+// call must skip (info != 0 given) must be untouched, bit for bit; padding and gaps stay
+// poison; A, ipiv and info (from the host's factorization, or the fast getrf / potrf for
+// gesv / posv, which agree with the host exactly) must match the host.
+
+/// Element (i, j) of op(A) for matrix k from its original entries.
+template <class T>
+struct orig_a {
+  const std::vector<T>* a;
+  const tbatch<T>* b;  // layout
+  bool trans, sym_lower, sym_upper;
+  double operator()(index_t k, int i, int j) const {
+    if (trans) std::swap(i, j);
+    if ((sym_lower && i < j) || (sym_upper && i > j)) std::swap(i, j);
+    return double((*a)[std::size_t(k * b->stride + i + index_t(j) * b->ld)]);
+  }
+};
+
+template <class T>
+double solve_ratio(const tbatch<T>& X, const std::vector<T>& xs, const std::vector<T>& b0,
+                   const orig_a<T>& a, index_t k) {
+  const int n = X.m;
+  const double eps = std::numeric_limits<T>::epsilon();
+  double na = 0;
+  for (int j = 0; j < n; ++j) {
+    double s = 0;
+    for (int i = 0; i < n; ++i) s += std::abs(a(k, i, j));
+    na = std::max(na, s);
+  }
+  double worst = 0;
+  for (int c = 0; c < X.n; ++c) {
+    const std::size_t o = std::size_t(k * X.stride + index_t(c) * X.ld);
+    double nx = 0, nr = 0;
+    for (int i = 0; i < n; ++i) {
+      nx += std::abs(double(xs[o + i]));
+      double r = double(b0[o + i]);
+      for (int l = 0; l < n; ++l) r -= a(k, i, l) * double(xs[o + l]);
+      nr += std::abs(r);
+    }
+    if (!std::isfinite(nr) || !std::isfinite(nx)) return INFINITY;
+    if (nr == 0) continue;
+    worst = std::max(worst, nx > 0 && na > 0 ? nr / (na * nx * eps) : 1 / eps);
+  }
+  return worst;
+}
+
+/// Checks the solved B (downloaded) against the original b0 and A; `skipped(k)`: must be
+/// untouched; `failed(k)`: the factorization failed (info != 0), any values (as LAPACK).
+template <class T, class Skip, class Failed>
+void check_solution(const tbatch<T>& X, const std::vector<T>& b0, const orig_a<T>& a, Skip skipped,
+                    Failed failed) {
+  std::string bad;
+  double worst = 0;
+  for (index_t k = 0; k < X.count && bad.empty(); ++k) {
+    const std::size_t o = std::size_t(k * X.stride);
+    if (skipped(k)) {
+      for (int c = 0; c < X.n; ++c)
+        for (int i = 0; i < X.m; ++i) {
+          const std::size_t e = o + i + std::size_t(c) * X.ld;
+          if (std::memcmp(&X.got[e], &b0[e], sizeof(T)) != 0)
+            bad = "matrix " + std::to_string(k) + ": skipped, but B changed";
+        }
+      continue;
+    }
+    if (failed(k)) continue;
+    bool finite = true;
+    for (int c = 0; c < X.n; ++c)
+      for (int i = 0; i < X.m; ++i) finite = finite && std::isfinite(X.h[o + i + std::size_t(c) * X.ld]);
+    if (!finite) continue;  // NaN in the data, or overflow: no promise
+    const double g = solve_ratio(X, X.got, b0, a, k), h = solve_ratio(X, X.h, b0, a, k);
+    if (!(g < 30 || g <= 2 * h))
+      bad = "matrix " + std::to_string(k) + ": ratio " + std::to_string(g) + " (host " +
+            std::to_string(h) + ")";
+    if (std::isfinite(g)) worst = std::max(worst, g);
+  }
+  for (std::size_t e = 0; e < X.h.size() && bad.empty(); ++e)
+    if (is_poison(X.h[e]) != is_poison(X.got[e])) bad = "B offset " + std::to_string(e) + ": poison";
+  INFO(bad << " (largest ratio " << worst << ")");
+  CHECK(bad.empty());
+}
+
+template <class... B>
+void check_exact(std::pair<B*, const char*>... b) {
+  (
+      [&] {
+        const std::string r = compare(*b.first, b.second);
+        INFO(r);
+        CHECK(r.empty());
+      }(),
+      ...);
+}
+
+template <class T, int N, int NRHS, layout L, class P>
+void run_getrs(layout_c<L> l, tb::op t, bool with_info, index_t count, const P& pol) {
+  INFO("getrs " << name(L) << " " << name(t) << (with_info ? " with info" : "") << " n=" << N
+                << " nrhs=" << NRHS << " count=" << count << " fast=" << is_fast<P>);
+  tbatch<T> A(N, N, count), B(N, NRHS, count);
+  fill_general(A);
+  fill_rhs(B);
+  const std::vector<T> a0 = A.h, b0 = B.h;
+  tpivots ipiv(N, count);
+  auto info = tints::info(count);
+  tb::getrf(host_ref, A.hview(l), ipiv.hview(l), info.hspan());
+  A.upload(), B.upload(), ipiv.upload(), info.upload();
+  if (with_info) {
+    tb::getrs(host_ref, t, A.hview(l), ipiv.hview(l), B.hview(l), std::span<const int>(info.hspan()));
+    tb::getrs(pol, t, dfix<N, N>(A, l), ipiv.dview(l), dfix<N, NRHS>(B, l),
+              std::span<const int>(info.dspan()));
+  } else {
+    tb::getrs(host_ref, t, A.hview(l), ipiv.hview(l), B.hview(l));
+    tb::getrs(pol, t, dfix<N, N>(A, l), ipiv.dview(l), dfix<N, NRHS>(B, l));
+  }
+  A.download(), B.download(), ipiv.download(), info.download();
+  check_exact(arg(A, "A"), arg(ipiv, "ipiv"), arg(info, "info"));
+  check_solution(B, b0, orig_a<T>{&a0, &A, t != tb::op::no_trans, false, false},
+                 [&](index_t k) { return with_info && info.h[k] != 0; },
+                 [&](index_t k) { return info.h[k] != 0; });
+}
+
+template <class T, int N, int NRHS, layout L, class P>
+void run_gesv(layout_c<L> l, index_t count, const P& pol) {
+  INFO("gesv " << name(L) << " n=" << N << " nrhs=" << NRHS << " count=" << count);
+  tbatch<T> A(N, N, count), B(N, NRHS, count);
+  fill_general(A);
+  fill_rhs(B);
+  const std::vector<T> a0 = A.h, b0 = B.h;
+  tpivots ipiv(N, count);
+  auto info = tints::info(count);
+  A.upload(), B.upload(), ipiv.upload(), info.upload();
+  tb::gesv(host_ref, A.hview(l), ipiv.hview(l), B.hview(l), info.hspan());
+  tb::gesv(pol, dfix<N, N>(A, l), ipiv.dview(l), dfix<N, NRHS>(B, l), info.dspan());
+  A.download(), B.download(), ipiv.download(), info.download();
+  check_exact(arg(A, "A"), arg(ipiv, "ipiv"), arg(info, "info"));
+  check_solution(B, b0, orig_a<T>{&a0, &A, false, false, false},
+                 [&](index_t k) { return info.h[k] != 0; },
+                 [&](index_t k) { return info.h[k] != 0; });
+}
+
+template <class T, int N, int NRHS, layout L, class P>
+void run_potrs(layout_c<L> l, tb::uplo ul, bool with_info, index_t count, const P& pol) {
+  INFO("potrs " << name(L) << " " << name(ul) << (with_info ? " with info" : "") << " n=" << N
+                << " nrhs=" << NRHS << " count=" << count << " fast=" << is_fast<P>);
+  tbatch<T> A(N, N, count), B(N, NRHS, count);
+  fill_spd(A, ul);
+  fill_rhs(B);
+  const std::vector<T> a0 = A.h, b0 = B.h;
+  auto info = tints::info(count);
+  tb::potrf(host_ref, ul, A.hview(l), info.hspan());
+  A.upload(), B.upload(), info.upload();
+  if (with_info) {
+    tb::potrs(host_ref, ul, A.hview(l), B.hview(l), std::span<const int>(info.hspan()));
+    tb::potrs(pol, ul, dfix<N, N>(A, l), dfix<N, NRHS>(B, l), std::span<const int>(info.dspan()));
+  } else {
+    tb::potrs(host_ref, ul, A.hview(l), B.hview(l));
+    tb::potrs(pol, ul, dfix<N, N>(A, l), dfix<N, NRHS>(B, l));
+  }
+  A.download(), B.download(), info.download();
+  check_exact(arg(A, "A"), arg(info, "info"));
+  const bool lo = ul == tb::uplo::lower;
+  check_solution(B, b0, orig_a<T>{&a0, &A, false, lo, !lo},
+                 [&](index_t k) { return with_info && info.h[k] != 0; },
+                 [&](index_t k) { return info.h[k] != 0; });
+}
+
+template <class T, int N, int NRHS, layout L, class P>
+void run_posv(layout_c<L> l, tb::uplo ul, index_t count, const P& pol) {
+  INFO("posv " << name(L) << " " << name(ul) << " n=" << N << " nrhs=" << NRHS << " count=" << count);
+  tbatch<T> A(N, N, count), B(N, NRHS, count);
+  fill_spd(A, ul);
+  fill_rhs(B);
+  const std::vector<T> a0 = A.h, b0 = B.h;
+  auto info = tints::info(count);
+  A.upload(), B.upload(), info.upload();
+  tb::posv(host_ref, ul, A.hview(l), B.hview(l), info.hspan());
+  tb::posv(pol, ul, dfix<N, N>(A, l), dfix<N, NRHS>(B, l), info.dspan());
+  A.download(), B.download(), info.download();
+  check_exact(arg(A, "A"), arg(info, "info"));
+  const bool lo = ul == tb::uplo::lower;
+  check_solution(B, b0, orig_a<T>{&a0, &A, false, lo, !lo},
+                 [&](index_t k) { return info.h[k] != 0; },
+                 [&](index_t k) { return info.h[k] != 0; });
+}
+
+/// Right-hand sides per n: one, and a few (2..4) for the second kind of each operation.
+template <int N>
+constexpr int few_rhs = N % 3 + 2;
+
+#ifndef TB_FAST_PART  // -1: every size and type in one program; 0..3: see meson.build
+#define TB_FAST_PART -1
+#endif
+/// This translation unit's share of the sizes: all, or the even or odd ones.
+constexpr bool part_size(int n) { return TB_FAST_PART < 0 || n % 2 == TB_FAST_PART % 2; }
+
 template <int... I, class F>
 void for_sizes(std::integer_sequence<int, I...>, F&& f) {
   (
       [&] {
-        if (fast_size(I + 1)) f(std::integral_constant<int, I + 1>{});
+        if constexpr (part_size(I + 1))
+          if (fast_size(I + 1)) f(std::integral_constant<int, I + 1>{});
       }(),
       ...);
 }
@@ -200,6 +400,24 @@ void each_size(F&& f) {
 }
 
 }  // namespace
+
+// The types of this translation unit's share (TB_FAST_PART 0, 1: float; 2, 3: double).
+#if TB_FAST_PART < 0
+#define TB_FAST_TYPES float, double
+#define TB_FAST_SUFFIX ""
+#elif TB_FAST_PART == 0
+#define TB_FAST_TYPES float
+#define TB_FAST_SUFFIX " (float, even n)"
+#elif TB_FAST_PART == 1
+#define TB_FAST_TYPES float
+#define TB_FAST_SUFFIX " (float, odd n)"
+#elif TB_FAST_PART == 2
+#define TB_FAST_TYPES double
+#define TB_FAST_SUFFIX " (double, even n)"
+#else
+#define TB_FAST_TYPES double
+#define TB_FAST_SUFFIX " (double, odd n)"
+#endif
 
 #if TB_FAST_OP == 1
 TEMPLATE_TEST_CASE("cuda fast getrf, n = 1..32", "[fast][getrf]", float, double) {
@@ -248,6 +466,64 @@ TEMPLATE_TEST_CASE("cuda fast gemm, n = 1..32", "[fast][gemm]", float, double) {
               each_policy([&](const auto& p) { run_gemm<TestType, N>(l, ta, tb_, beta, count, p); },
                           with_generic<N> && ta == tb_);
       }
+    });
+  });
+}
+#elif TB_FAST_OP == 5
+TEMPLATE_TEST_CASE("cuda fast getrs, n = 1..32" TB_FAST_SUFFIX, "[fast][getrs]", TB_FAST_TYPES) {
+  for_layouts([](auto l) {
+    each_size([&](auto n) {
+      constexpr int N = decltype(n)::value;
+      for (index_t count : fast_counts(N)) {
+        if (count > 5000) continue;
+        for (bool with_info : {false, true}) {
+          each_policy([&](const auto& p) { run_getrs<TestType, N, 1>(l, tb::op::no_trans, with_info, count, p); },
+                      with_generic<N> && !with_info);
+          run_getrs<TestType, N, few_rhs<N>>(l, with_info ? tb::op::trans : tb::op::conj_trans, with_info,
+                                             count, gpu_fast);
+        }
+      }
+      if constexpr (N == 5 || N == 32)  // the most right-hand sides the fast kernel takes
+        for (index_t count : fast_counts(N))
+          if (count < 5000) run_getrs<TestType, N, 32>(l, tb::op::trans, true, count, gpu_fast);
+    });
+  });
+}
+#elif TB_FAST_OP == 6
+TEMPLATE_TEST_CASE("cuda fast gesv, n = 1..32" TB_FAST_SUFFIX, "[fast][gesv]", TB_FAST_TYPES) {
+  for_layouts([](auto l) {
+    each_size([&](auto n) {
+      constexpr int N = decltype(n)::value;
+      for (index_t count : fast_counts(N))
+        if (count < 5000) run_gesv<TestType, N, N % 2 == 0 ? 1 : few_rhs<N>>(l, count, gpu_fast);
+    });
+  });
+}
+#elif TB_FAST_OP == 7
+TEMPLATE_TEST_CASE("cuda fast potrs, n = 1..32" TB_FAST_SUFFIX, "[fast][potrs]", TB_FAST_TYPES) {
+  for_layouts([](auto l) {
+    each_size([&](auto n) {
+      constexpr int N = decltype(n)::value;
+      for (index_t count : fast_counts(N)) {
+        if (count > 5000) continue;
+        for (bool with_info : {false, true}) {
+          each_policy([&](const auto& p) { run_potrs<TestType, N, 1>(l, tb::uplo::lower, with_info, count, p); },
+                      with_generic<N> && !with_info);
+          run_potrs<TestType, N, few_rhs<N>>(l, tb::uplo::upper, with_info, count, gpu_fast);
+        }
+      }
+    });
+  });
+}
+#elif TB_FAST_OP == 8
+TEMPLATE_TEST_CASE("cuda fast posv, n = 1..32" TB_FAST_SUFFIX, "[fast][posv]", TB_FAST_TYPES) {
+  for_layouts([](auto l) {
+    each_size([&](auto n) {
+      constexpr int N = decltype(n)::value;
+      for (index_t count : fast_counts(N))
+        if (count < 5000)
+          for (tb::uplo ul : {tb::uplo::lower, tb::uplo::upper})
+            run_posv<TestType, N, N % 2 == 0 ? few_rhs<N> : 1>(l, ul, count, gpu_fast);
     });
   });
 }

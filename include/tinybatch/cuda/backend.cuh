@@ -302,8 +302,13 @@ struct backend<cuda::policy<K>> {
 
   template <class VA, class VB>
   static void potrs(const policy_type& p, uplo u, const VA& A, const VB& B, const int* info) {
-    if constexpr (cuda::detail::try_fast<K>)
-      if (cuda::fast::potrs(p.stream, u, A, B, info)) return;
+    if constexpr (cuda::detail::try_fast<K> && cuda::fast::potrs_always<VA, VB>) {
+      cuda::fast::potrs(p.stream, u, A, B, info);
+      return;
+    } else {
+      if constexpr (cuda::detail::try_fast<K>)
+        if (cuda::fast::potrs(p.stream, u, A, B, info)) return;
+    }
     using F = cuda::detail::potrs_fn<kview<VA>, kview<VB>>;
     cuda::detail::launch_each_matrix("tinybatch::cuda potrs (generic)", p.stream, B.count(),
                                      F{u, kv(A), kv(B), info});
@@ -321,8 +326,13 @@ struct backend<cuda::policy<K>> {
   template <class VA, class VB>
   static void getrs(const policy_type& p, op t, const VA& A, const pivot_view& ipiv, const VB& B,
                     const int* info) {
-    if constexpr (cuda::detail::try_fast<K>)
-      if (cuda::fast::getrs(p.stream, t, A, ipiv, B, info)) return;
+    if constexpr (cuda::detail::try_fast<K> && cuda::fast::getrs_always<VA, VB>) {
+      cuda::fast::getrs(p.stream, t, A, ipiv, B, info);
+      return;
+    } else {
+      if constexpr (cuda::detail::try_fast<K>)
+        if (cuda::fast::getrs(p.stream, t, A, ipiv, B, info)) return;
+    }
     using F = cuda::detail::getrs_fn<kview<VA>, kview<VB>>;
     cuda::detail::launch_each_matrix("tinybatch::cuda getrs (generic)", p.stream, B.count(),
                                      F{t, kv(A), ipiv, kv(B), info});

@@ -11,6 +11,7 @@
 #include "getrf.cuh"
 #include "inverse.cuh"
 #include "potrf.cuh"
+#include "solve.cuh"
 
 namespace tinybatch::cuda::fast {
 
@@ -61,6 +62,32 @@ bool potrf(CUstream_st* stream, uplo u, const V& A, int* info) {
 }
 
 namespace detail_fast {
+/// The solve kernel for kind K on A (n x n) and B (n x NRHS), NRHS <= 32.
+template <k::solve_kind K, class VA, class VB>
+void solve(CUstream_st* stream, const VA& A, const pivot_view& ipiv, const VB& B, const int* info,
+           const char* what) {
+  using T = typename VB::value_type;
+  constexpr int n = VA::static_rows, nrhs = VB::static_cols, w = k::seg_width(n);
+  constexpr int bytes = int(sizeof(T)) * k::solve_tile_stride(n);
+  constexpr auto shape = k::tuned(K == k::solve_kind::getrs_n || K == k::solve_kind::getrs_t
+                                      ? k::fast_op::getrs
+                                      : k::fast_op::potrs,
+                                  sizeof(T), n);
+  constexpr int threads = k::fit_threads(shape.threads, w, bytes);
+  k::solve_kernel<T, n, nrhs, threads, shape.min_blocks, K>
+      <<<k::grid_for(B.count(), threads / w), threads, 0, stream>>>(k::at_of(A), ipiv, k::at_of(B),
+                                                                    B.count(), info);
+  check_launch(what);
+}
+
+/// A small square factor and an n x NRHS right-hand side of the same type, NRHS <= 32, n at
+/// least where the fast kernel measured faster than the generic one (tuning.hpp).
+template <k::fast_op Op, class VA, class VB>
+concept small_solve = k::small_square<VA> && k::fixed_view<VB> &&
+                      std::is_same_v<typename VA::value_type, typename VB::value_type> &&
+                      VB::static_rows == VA::static_rows && VB::static_cols <= 32 &&
+                      VA::static_rows >= k::solve_fast_min_n(Op, int(sizeof(typename VA::value_type)));
+
 template <bool TA, bool TB, class T, class VA, class VB, class VC>
 bool gemm_as(CUstream_st* stream, T alpha, const VA& A, const VB& B, T beta, const VC& C) {
   constexpr int M = VC::static_rows, N = VC::static_cols;
@@ -82,6 +109,33 @@ bool gemm_as(CUstream_st* stream, T alpha, const VA& A, const VB& B, T beta, con
   }
 }
 }  // namespace detail_fast
+
+/// The fast solves take every call on these views: the backend then does not instantiate
+/// its generic kernel for them (fully unrolled reference loops: most of the compile time).
+template <class VA, class VB>
+inline constexpr bool getrs_always = detail_fast::small_solve<k::fast_op::getrs, VA, VB>;
+template <class VA, class VB>
+inline constexpr bool potrs_always = detail_fast::small_solve<k::fast_op::potrs, VA, VB>;
+
+template <class VA, class VB>
+  requires detail_fast::small_solve<k::fast_op::getrs, VA, VB>
+bool getrs(CUstream_st* stream, op t, const VA& A, const pivot_view& ipiv, const VB& B, const int* info) {
+  if (t == op::no_trans)
+    detail_fast::solve<k::solve_kind::getrs_n>(stream, A, ipiv, B, info, "tinybatch::cuda getrs (fast)");
+  else  // trans and conj_trans (real types)
+    detail_fast::solve<k::solve_kind::getrs_t>(stream, A, ipiv, B, info, "tinybatch::cuda getrs (fast)");
+  return true;
+}
+
+template <class VA, class VB>
+  requires detail_fast::small_solve<k::fast_op::potrs, VA, VB>
+bool potrs(CUstream_st* stream, uplo u, const VA& A, const VB& B, const int* info) {
+  if (u == uplo::upper)
+    detail_fast::solve<k::solve_kind::potrs_u>(stream, A, pivot_view{}, B, info, "tinybatch::cuda potrs (fast)");
+  else
+    detail_fast::solve<k::solve_kind::potrs_l>(stream, A, pivot_view{}, B, info, "tinybatch::cuda potrs (fast)");
+  return true;
+}
 
 template <class T, k::fixed_view VA, k::fixed_view VB, k::fixed_view VC>
   requires(std::is_same_v<typename VA::value_type, T> && std::is_same_v<typename VB::value_type, T> &&

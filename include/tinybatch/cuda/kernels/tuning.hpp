@@ -61,4 +61,15 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
   }
 }
 
+/// Smallest n at which the CUDA backend runs the fast getrs / potrs kernels (solve.cuh);
+/// below it the generic one-thread-per-matrix kernel measured faster on the H100
+/// (bench/results/gpu-h100-83ab075.csv, 1 right-hand side, roofline fractions fast | generic:
+/// getrs float n=2 .68|.84, 3 .46|.67, 4 .48|.52, 5 .35|.49, 8 .41|.29; getrs double n=3
+/// .51|.65, 4 .64|.53; potrs float n=3 .51|.59, 4 .66|.57, 5 .41|.56, 8 .46|.27; potrs double
+/// fast at every n). n = 6, 7 were not measured: the fast kernels take them.
+constexpr int solve_fast_min_n(fast_op op, int elem_bytes) {
+  if (op == fast_op::getrs) return elem_bytes == 4 ? 6 : 4;
+  return elem_bytes == 4 ? 6 : 1;
+}
+
 }  // namespace tinybatch::cuda::fast_kernels

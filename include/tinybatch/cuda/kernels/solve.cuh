@@ -1,0 +1,139 @@
+// Fast triangular solves for n <= 32 (issue #4): getrs (no_trans / trans, with getrf's row
+// interchanges) and potrs (lower / upper), NRHS <= 32 right-hand sides. One thread per row
+// of B holding that row's NRHS entries in registers; the factor of several matrices per
+// thread block staged in shared memory by coalesced block-wide copies, with an odd column
+// pitch so that a segment reads a row of it (lane i: element (i, j)) or a column (lane i:
+// element (j, i)) without bank conflicts. Each substitution step broadcasts the finished
+// x_j of every right-hand side with one warp shuffle, and every lower row (forward) or upper
+// row (backward) subtracts its multiple at once (right-looking).
+//
+// Not bit-identical to reference::getrs / potrs: the backward phase subtracts the terms of
+// row i in descending column order (the reference's dot products ascend), and x_j is
+// b_j * (1 / d_j), the reciprocal computed once per row in parallel, instead of b_j / d_j
+// (the division where |d_j| < the smallest normal number, as getrf does, so that tiny
+// pivots do not overflow the reciprocal). The tests check LAPACK's residual ratio.
+//
+// ipiv: LAPACK's sequential interchanges. Each thread works out from them which row of B it
+// reads (no_trans: B := P B before the solves) or which row of X it writes (trans: X :=
+// P^T Z after them) with n shuffles of the pivots; nothing moves in memory but the thread's
+// own row. With `info`, matrices whose info is non-zero are neither read nor written.
+#pragma once
+
+#include <math.h>
+
+#include "../../core/pivots.hpp"
+#include "common.cuh"
+
+namespace tinybatch::cuda::fast_kernels {
+
+/// Which solve: the factor's access pattern of each phase.
+enum class solve_kind { getrs_n, getrs_t, potrs_l, potrs_u };
+
+/// Column pitch of the staged factor: odd, so that rows and columns are both conflict-free.
+constexpr int solve_pitch(int n) { return n % 2 == 0 ? n + 1 : n; }
+
+/// Elements of shared memory per matrix.
+constexpr int solve_tile_stride(int n) { return tile_stride(n * solve_pitch(n), seg_width(n)); }
+
+template <solve_kind K>
+struct solve_traits {
+  // forward phase (lower triangular op(M)): element (i, j), j < i, read as M(i, j) (row) or
+  // M(j, i) (column); unit diagonal or not. The backward phase (upper triangular) likewise.
+  static constexpr bool fwd_row = K == solve_kind::getrs_n || K == solve_kind::potrs_l;
+  static constexpr bool fwd_unit = K == solve_kind::getrs_n;
+  static constexpr bool bwd_row = K == solve_kind::getrs_n || K == solve_kind::potrs_u;
+  static constexpr bool bwd_unit = K == solve_kind::getrs_t;
+  static constexpr bool pivoted = K == solve_kind::getrs_n || K == solve_kind::getrs_t;
+  static constexpr part staged = K == solve_kind::potrs_l   ? part::lower
+                                 : K == solve_kind::potrs_u ? part::upper
+                                                            : part::all;
+};
+
+/// x = b / d as b * (1 / d), dividing (in a branch, rarely taken) where d is tiny, zero or
+/// NaN, where the reciprocal would not give b / d's value.
+template <class T>
+__device__ __forceinline__ T solve_scale(T b, T d, T rcp, bool tiny) {
+  T x = b * rcp;
+  if (tiny) x = b / d;
+  return x;
+}
+
+template <class T, int N, int NRHS, int THREADS, int MINB, solve_kind K, class AtA, class AtB>
+__global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
+    solve_kernel(AtA A, pivot_view ipiv, AtB B, index_t count, const int* info) {
+  using tr = solve_traits<K>;
+  constexpr int W = seg_width(N), NB = THREADS / W, P = solve_pitch(N), TS = solve_tile_stride(N);
+  __shared__ __align__(16) T tile[NB * TS];
+  const int seg = threadIdx.x / W, r = threadIdx.x % W;
+  const bool lane_ok = r < N;
+  const T* t = tile + seg * TS;
+  for (index_t k0 = index_t(blockIdx.x) * NB; k0 < count; k0 += index_t(gridDim.x) * NB) {
+    const index_t k = k0 + seg;
+    const bool active = k < count && (info == nullptr || info[k] == 0);
+    to_tiles<THREADS, NB, N, N, TS, 1, P, tr::staged>(tile, A, k0, count);
+    // The row this thread reads (no_trans) or writes (trans): the interchanges undone from the
+    // last to the first, or followed in LAPACK's backward order, are the same loop.
+    int pos = r;
+    if constexpr (tr::pivoted) {
+      const int pv = active && lane_ok ? ipiv[k][r] - 1 : r;
+#pragma unroll
+      for (int s = N - 1; s >= 0; --s) {
+        const int ps = __shfl_sync(0xffffffffu, pv, s, W);
+        if (pos == s)
+          pos = ps;
+        else if (pos == ps)
+          pos = s;
+      }
+    }
+    const int src = K == solve_kind::getrs_n ? pos : r, dst = K == solve_kind::getrs_t ? pos : r;
+    T b[NRHS];
+    if (active && lane_ok) {
+      const auto* bk = B(k);
+#pragma unroll
+      for (int c = 0; c < NRHS; ++c) b[c] = bk[src + index_t(c) * B.ld];
+    } else {
+#pragma unroll
+      for (int c = 0; c < NRHS; ++c) b[c] = T(0);
+    }
+    __syncthreads();
+    const T d = lane_ok ? t[r + r * P] : T(1);
+    const T rcp = T(1) / d;
+    const bool tiny = !(fabs(d) >= sfmin<T>());
+    // Forward: op(M) lower, x_j finished at step j, rows below subtract their multiple.
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const T f = lane_ok && r > j ? (tr::fwd_row ? t[r + j * P] : t[j + r * P]) : T(0);
+#pragma unroll
+      for (int c = 0; c < NRHS; ++c) {
+        T x = b[c];
+        if constexpr (!tr::fwd_unit) {
+          if (r == j) x = solve_scale(b[c], d, rcp, tiny), b[c] = x;
+        }
+        const T xj = __shfl_sync(0xffffffffu, x, j, W);
+        if (r > j) b[c] -= f * xj;
+      }
+    }
+    // Backward: op(M) upper, from the last row up.
+#pragma unroll
+    for (int j = N - 1; j >= 0; --j) {
+      const T g = lane_ok && r < j ? (tr::bwd_row ? t[r + j * P] : t[j + r * P]) : T(0);
+#pragma unroll
+      for (int c = 0; c < NRHS; ++c) {
+        T x = b[c];
+        if constexpr (!tr::bwd_unit) {
+          if (r == j) x = solve_scale(b[c], d, rcp, tiny), b[c] = x;
+        }
+        const T xj = __shfl_sync(0xffffffffu, x, j, W);
+        if (r < j) b[c] -= g * xj;
+      }
+    }
+    if (active && lane_ok) {
+      auto* bk = B(k);
+#pragma unroll
+      for (int c = 0; c < NRHS; ++c) bk[dst + index_t(c) * B.ld] = b[c];
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace tinybatch::cuda::fast_kernels
