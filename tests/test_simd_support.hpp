@@ -169,6 +169,42 @@ mat<T> spd_case(int n, index_t k, int variant) {
   return a;
 }
 
+template <class T>
+mat<T> random_of(int m, int n) {
+  mat<T> a(m, n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) a(i, j) = uniform<T>();
+  return a;
+}
+
+/// Zeroes matrix k in both buffers wherever info[k] != 0: solves with a singular or
+/// unfinished factor hold infinities and are not compared (the factors themselves are).
+template <class T>
+void only_factored(poisoned<T>& a, poisoned<T>& b, const std::vector<int>& info) {
+  for (index_t k = 0; k < a.count; ++k)
+    if (info[std::size_t(k)] != 0)
+      for (int j = 0; j < a.n; ++j)
+        for (int i = 0; i < a.m; ++i) a.at(k, i, j) = b.at(k, i, j) = T(0);
+}
+
+/// Zeroes, in both buffers, the matrices built as special cases by getrf_case (exact ties,
+/// zero columns, rank one, NaNs): a near-singular factor makes a solve or an inverse differ
+/// wildly between two legitimate roundings (the lane kernels fuse multiply-adds in the
+/// solves, the reference may not). The factors of those matrices are compared exactly.
+/// With `info`, singular matrices stay (an inverse leaves their LU factors, exactly).
+template <class T>
+void only_random(poisoned<T>& a, poisoned<T>& b, int variant, const std::vector<int>* info = nullptr) {
+  for (index_t k = 0; k < a.count; ++k)
+    if ((k + variant) % 6 != 0 && !(info && (*info)[std::size_t(k)] != 0))
+      for (int j = 0; j < a.n; ++j)
+        for (int i = 0; i < a.m; ++i) a.at(k, i, j) = b.at(k, i, j) = T(0);
+}
+
+template <class T>
+double tol(int n) {
+  return 8.0 * (n + 2) * eps<T>();
+}
+
 /// Calls f(integral_constant<int, n>) for n = 1..32.
 template <class F, int... I>
 void for_sizes_impl(F& f, std::integer_sequence<int, I...>) {

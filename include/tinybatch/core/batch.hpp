@@ -2,9 +2,11 @@
 // (host memory by default, device memory with tinybatch::cuda::device_space).
 #pragma once
 
+#include <cstring>
 #include <memory>
 #include <type_traits>
 
+#include "../host/ranges.hpp"
 #include "error.hpp"
 #include "memory.hpp"
 #include "views.hpp"
@@ -25,7 +27,8 @@ class batch {
 
   batch() = default;
 
-  /// `count` fixed-size matrices, packed.
+  /// `count` fixed-size matrices, packed; host memory starts zeroed, first touched by the
+  /// threads that tinybatch::par will run each matrix on.
   explicit batch(index_t count)
     requires(M != dynamic && N != dynamic)
       : batch(M, N, count, 0) {}
@@ -66,6 +69,17 @@ class batch {
     index_t stride = index_t(ld) * n;
     mem_.reset(static_cast<T*>(Space::allocate(sizeof(T) * std::size_t(stride * count))));
     view_ = strided_view<T, M, N>::make(mem_.get(), count, ld, stride, m, n);
+    if constexpr (std::is_same_v<Space, host_space>) first_touch(stride);
+  }
+
+  /// Zeroes the matrices from the threads that `par` gives them to (the same static split
+  /// over the batch), so that on a NUMA machine each thread's matrices sit in its own node's
+  /// memory: the operating system places a page where it is first written.
+  void first_touch(index_t stride) {
+    T* p = mem_.get();
+    detail::for_each_range(parallel_policy<>{}, count(), [&](index_t k0, index_t k1) {
+      std::memset(static_cast<void*>(p + k0 * stride), 0, sizeof(T) * std::size_t((k1 - k0) * stride));
+    });
   }
 
   std::unique_ptr<T, deleter> mem_;

@@ -17,6 +17,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "../host/ranges.hpp"
 #include "config.hpp"
 #include "error.hpp"
 #include "matrix_ref.hpp"
@@ -89,7 +90,13 @@ class compact_batch {
     const index_t elems = groups * compact_view<T, M, N>::group_size;
     data_.reset(static_cast<T*>(host_space::allocate(std::size_t(elems) * sizeof(T))));
     view_ = compact_view<T, M, N>(data_.get(), count);
-    std::fill_n(data_.get(), elems, T(0));
+    // Zeroed by the threads that tinybatch::par gives each group to (the compact backend's
+    // split), so that pages land on those threads' NUMA nodes.
+    T* p = data_.get();
+    constexpr index_t gs = compact_view<T, M, N>::group_size;
+    detail::for_each_range(parallel_policy<>{}, groups, [&](index_t g0, index_t g1) {
+      std::fill_n(p + g0 * gs, (g1 - g0) * gs, T(0));
+    });
     for (index_t k = count; k < groups * width; ++k)
       for (int d = 0; d < std::min(M, N); ++d) view_(k, d, d) = T(1);
   }

@@ -1,6 +1,8 @@
-// Host backend: runs each operation matrix by matrix, on one thread (seq) or OpenMP threads
-// (par). With `kernels::automatic` and fixed sizes up to 32, the SIMD kernels of simd/ run
-// where they exist (simd::op returns false where not); everything else runs the reference.
+// Host backend: runs each operation on one thread (seq) or OpenMP threads (par). With
+// `kernels::automatic` and fixed sizes up to 32, the SIMD kernels run where tuning.hpp says
+// they win (simd::op returns false where not: run-time sizes, no AVX2, the table): gemm's
+// register-blocked kernel, and the compact lane kernels on staged groups for the rest.
+// Everything else runs the reference, matrix by matrix.
 #pragma once
 
 #include <vector>
@@ -65,6 +67,7 @@ struct host_backend {
 
   template <class P, class T, class VA, class VB>
   static void trsm(const P& p, side s, uplo u, op t, diag d, T alpha, const VA& A, const VB& B) {
+    if (simd::trsm(p, s, u, t, d, alpha, A, B)) return;
     for_each_matrix(p, B.count(), [&](index_t k) { reference::trsm(s, u, t, d, alpha, A[k], B[k]); });
   }
 
@@ -76,6 +79,7 @@ struct host_backend {
 
   template <class P, class VA, class VB>
   static void potrs(const P& p, uplo u, const VA& A, const VB& B, const int* info) {
+    if (simd::potrs(p, u, A, B, info)) return;
     for_each_matrix(p, B.count(), [&](index_t k) {
       if (!info || info[k] == 0) reference::potrs(u, A[k], B[k]);
     });
@@ -89,6 +93,7 @@ struct host_backend {
 
   template <class P, class VA, class VB>
   static void getrs(const P& p, op t, const VA& A, const pivot_view& ipiv, const VB& B, const int* info) {
+    if (simd::getrs(p, t, A, ipiv, B, info)) return;
     for_each_matrix(p, B.count(), [&](index_t k) {
       if (!info || info[k] == 0) reference::getrs(t, A[k], ipiv[k], B[k]);
     });
@@ -96,6 +101,7 @@ struct host_backend {
 
   template <class P, class VA>
   static void getri(const P& p, const VA& A, const pivot_view& ipiv, int* info) {
+    if (simd::getri(p, A, ipiv, info)) return;
     using T = typename VA::value_type;
     for_each_matrix(p, A.count(), [] { return scratch<T>{}; }, [&](scratch<T>& s, index_t k) {
       s.reserve(A[k].rows());
@@ -105,6 +111,7 @@ struct host_backend {
 
   template <class P, class VA, class VX>
   static void inverse(const P& p, const VA& A, const VX& X, int* info) {
+    if (simd::inverse(p, A, X, info)) return;
     using T = typename VX::value_type;
     for_each_matrix(p, A.count(), [] { return scratch<T>{}; }, [&](scratch<T>& s, index_t k) {
       s.reserve(A[k].rows());

@@ -15,13 +15,6 @@
 
 namespace tinybatch::detail::compact {
 
-/// The lane type and the kernels compiled for its instruction set.
-template <class P, class Ops>
-struct lanes {
-  using type = P;
-  using ops = Ops;
-};
-
 /// Calls f(lanes<P, Ops>{}) from inside a function compiled for the chosen instruction set.
 template <class T, class Kernels, class F>
 void with_lanes(F&& f) {

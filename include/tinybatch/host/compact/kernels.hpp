@@ -47,6 +47,14 @@ struct lane_traits<double> {
   static constexpr int width = 1;
 };
 
+
+/// A lane type and the kernels compiled for its instruction set (generic, avx2 or avx512 ops).
+template <class P, class Ops>
+struct lanes {
+  using type = P;
+  using ops = Ops;
+};
+
 }  // namespace tinybatch::detail::compact
 
 // Whether this translation unit itself may fuse multiply-adds: the reference kernels then

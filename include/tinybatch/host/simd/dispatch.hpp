@@ -15,6 +15,11 @@ namespace tinybatch::detail::simd {
 inline bool gemm(const auto&...) { return false; }
 inline bool getrf(const auto&...) { return false; }
 inline bool potrf(const auto&...) { return false; }
+inline bool getrs(const auto&...) { return false; }
+inline bool potrs(const auto&...) { return false; }
+inline bool trsm(const auto&...) { return false; }
+inline bool getri(const auto&...) { return false; }
+inline bool inverse(const auto&...) { return false; }
 }  // namespace tinybatch::detail::simd
 
 #else
@@ -26,9 +31,9 @@ inline bool potrf(const auto&...) { return false; }
 #include "../../core/views.hpp"
 #include "../../policy.hpp"
 #include "../ranges.hpp"
+#include "../tuning.hpp"
+#include "../compact/staged.hpp"
 #include "gemm.hpp"
-#include "getrf.hpp"
-#include "potrf.hpp"
 
 namespace tinybatch::detail::simd {
 
@@ -39,10 +44,7 @@ concept fixed_small_view = V::uniform && V::static_rows != dynamic && V::static_
                             std::is_same_v<typename V::value_type, double>);
 
 /// `kernels::simd` always takes the SIMD kernel; `kernels::automatic` only where it is the
-/// faster one (ByDefault). Measured 2026-11-22 (one thread, 20000 matrices, double, ns per
-/// matrix, SIMD vs reference): getrf n=2 41 vs 20, n=8 572 vs 423, n=32 10290 vs 6751;
-/// potrf n=2 17 vs 5, n=8 250 vs 78, n=32 2291 vs 3410. So for now only gemm is taken by
-/// default; getrf and potrf wait for the interleaved layout (issue 3).
+/// faster one (ByDefault, from the table in host/tuning.hpp).
 template <class Policy, bool ByDefault, class... V>
 inline constexpr bool applies =
     (std::is_same_v<typename Policy::kernels, kernels::simd> ||
@@ -78,37 +80,97 @@ bool gemm(const P& p, op ta, op tb, T alpha, const VA& A, const VB& B, T beta, c
   }
 }
 
+// The factorizations and solves run the compact lane kernels on staged groups of the
+// ordinary layout (host/compact/staged.hpp).
+namespace st = compact::staged;
+
 template <class P, class VA>
 bool getrf(const P& p, const VA& A, const pivot_view& ipiv, int* info) {
-  if constexpr (applies<P, false, VA>) {
-    constexpr int M = VA::static_rows, N = VA::static_cols;
+  constexpr int M = VA::static_rows, N = VA::static_cols;
+  if constexpr (applies<P, tuning::staged<typename VA::value_type>(tuning::op::getrf, M < N ? N : M), VA>)
+    return st::getrf<M, N>(p, starts_of(A), A.count(), ipiv, info);
+  else
+    return false;
+}
+
+template <class P, class VA>
+bool potrf(const P& p, uplo ul, const VA& A, int* info) {
+  constexpr int N = VA::static_rows;
+  if constexpr (applies<P, tuning::staged<typename VA::value_type>(tuning::op::potrf, N), VA>) {
     const auto a = starts_of(A);
-    return run(p, A.count(), [&](isa s, index_t k0, index_t k1) {
-      getrf_range<M, N>(s, a, ipiv, info, k0, k1);
+    return ul == uplo::lower ? st::potrf<N, true>(p, a, A.count(), info)
+                             : st::potrf<N, false>(p, a, A.count(), info);
+  } else {
+    return false;
+  }
+}
+
+template <class P, class VA, class VB>
+bool getrs(const P& p, op t, const VA& A, const pivot_view& ipiv, const VB& B, const int* info) {
+  constexpr int N = VA::static_rows, NRHS = VB::static_cols;
+  if constexpr (applies<P, tuning::staged<typename VA::value_type>(tuning::op::getrs, N), VA, VB>) {
+    const auto a = starts_of(A), b = starts_of(B);
+    return t == op::no_trans ? st::getrs<N, NRHS, false>(p, a, ipiv, b, B.count(), info)
+                             : st::getrs<N, NRHS, true>(p, a, ipiv, b, B.count(), info);
+  } else {
+    return false;
+  }
+}
+
+template <class P, class VA, class VB>
+bool potrs(const P& p, uplo ul, const VA& A, const VB& B, const int* info) {
+  constexpr int N = VA::static_rows, NRHS = VB::static_cols;
+  if constexpr (applies<P, tuning::staged<typename VA::value_type>(tuning::op::potrs, N), VA, VB>) {
+    const auto a = starts_of(A), b = starts_of(B);
+    return ul == uplo::lower ? st::potrs<N, NRHS, true>(p, a, b, B.count(), info)
+                             : st::potrs<N, NRHS, false>(p, a, b, B.count(), info);
+  } else {
+    return false;
+  }
+}
+
+template <class P, class T, class VA, class VB>
+bool trsm(const P& p, side sd, uplo ul, op t, diag dg, T alpha, const VA& A, const VB& B) {
+  constexpr int M = VB::static_rows, N = VB::static_cols;
+  if constexpr (applies<P, tuning::staged<T>(tuning::op::trsm, M < N ? N : M), VA, VB>) {
+    const auto a = starts_of(A), b = starts_of(B);
+    bool done = false;
+    auto b2 = [](bool x, auto f) { x ? f(std::true_type{}) : f(std::false_type{}); };
+    b2(sd == side::left, [&](auto L) {
+      // The front end checked that A is K x K; only that side's shape is instantiated.
+      if constexpr ((decltype(L)::value ? M : N) == VA::static_rows) {
+        b2(ul == uplo::lower, [&](auto Lo) {
+          b2(t != op::no_trans, [&](auto Tr) {
+            b2(dg == diag::unit, [&](auto U) {
+              done = st::trsm<M, N, decltype(L)::value, decltype(Lo)::value, decltype(Tr)::value,
+                              decltype(U)::value>(p, alpha, a, b, B.count());
+            });
+          });
+        });
+      }
     });
+    return done;
   } else {
     return false;
   }
 }
 
 template <class P, class VA>
-bool potrf(const P& p, uplo ul, const VA& A, int* info) {
-  if constexpr (applies<P, false, VA>) {
-    constexpr int N = VA::static_rows;
-    if constexpr (VA::static_cols != N) {
-      return false;
-    } else {
-      const auto a = starts_of(A);
-      return run(p, A.count(), [&](isa s, index_t k0, index_t k1) {
-        if (ul == uplo::lower)
-          potrf_range<N, false>(s, a, info, k0, k1);
-        else
-          potrf_range<N, true>(s, a, info, k0, k1);
-      });
-    }
-  } else {
+bool getri(const P& p, const VA& A, const pivot_view& ipiv, int* info) {
+  constexpr int N = VA::static_rows;
+  if constexpr (applies<P, tuning::staged<typename VA::value_type>(tuning::op::getri, N), VA>)
+    return st::getri<N>(p, starts_of(A), ipiv, A.count(), info);
+  else
     return false;
-  }
+}
+
+template <class P, class VA, class VX>
+bool inverse(const P& p, const VA& A, const VX& X, int* info) {
+  constexpr int N = VA::static_rows;
+  if constexpr (applies<P, tuning::staged<typename VA::value_type>(tuning::op::inverse, N), VA, VX>)
+    return st::inverse<N>(p, starts_of(A), starts_of(X), A.count(), info);
+  else
+    return false;
 }
 
 }  // namespace tinybatch::detail::simd

@@ -1,0 +1,249 @@
+// Ordinary-layout batches through the compact lane kernels ("staged"): each thread takes W
+// matrices at a time (W = the vector width of the instruction set), gathers them into a
+// small buffer in the compact layout (element (i, j) of the W matrices in one vector),
+// runs the lane kernel of kernels.inc on it, and scatters the outputs back. The buffer stays
+// in L1 (L2 at n = 32), so memory sees each matrix read once and written once, as with any
+// in-place kernel, while every lane factors its own matrix with no shuffles: per matrix this
+// is 3 to 6 times faster than the scalar reference and than a one-matrix-at-a-time SIMD
+// kernel, whose pivot searches and reductions are chains of dependent shuffles (measured
+// numbers in docs/cpu-backend.md). The gather / scatter is O(n^2) against the kernels' O(n^3).
+//
+// Pivots and info come out of the lane kernels exactly as the reference's (same order of
+// arithmetic); lanes past the end of the batch hold identities and write nothing.
+#pragma once
+
+#include "../simd/arch.hpp"
+
+#if TINYBATCH_HOST_SIMD
+
+#include <memory>
+#include <type_traits>
+
+#include "../../core/compact.hpp"
+#include "../../core/memory.hpp"
+#include "../../core/pivots.hpp"
+#include "../ranges.hpp"
+#include "kernels.hpp"
+
+namespace tinybatch::detail::compact::staged {
+
+using simd::matrix_starts;
+
+/// Bytes of staged operands that still run at full vector width: the buffers then stay in
+/// L1 (48 KiB on current Xeons) next to the kernels' other data. Larger ones run at half the
+/// width (n > 22 in double with AVX-512): at n = 32 the full-width group (64 KiB) made every
+/// rank-1 update of getrf an L2 round trip, 2.3 times slower than half the lanes.
+inline constexpr std::size_t l1_stage_bytes = 32 * 1024;
+
+/// Calls f(lanes<P, Ops>{}) compiled for the active instruction set, P the widest lanes of it
+/// whose staged operands (`bytes_per_lane` each lane) fit l1_stage_bytes; false where there is
+/// no SIMD (the caller then runs the reference).
+template <class T, std::size_t BytesPerLane, class F>
+bool with_vector_lanes(F&& f) {
+  constexpr int w512 = simd::lanes<simd::avx512, T>, w256 = simd::lanes<simd::avx2, T>;
+  constexpr int w512_fit = BytesPerLane * w512 <= l1_stage_bytes ? w512 : w256;
+  constexpr int w256_fit = BytesPerLane * w256 <= l1_stage_bytes ? w256 : w256 / 2;
+  const simd::isa s = simd::active_isa();
+  if (s == simd::isa::avx512) {
+    simd::run_avx512(f, lanes<simd::pack<T, w512_fit>, avx512::ops>{});
+    return true;
+  }
+  if (s == simd::isa::avx2) {
+    simd::run_avx2(f, lanes<simd::pack<T, w256_fit>, avx2::ops>{});
+    return true;
+  }
+  return false;
+}
+
+/// Scratch of one thread: `n` elements, 64-byte aligned, on the heap (up to 64 KiB per
+/// operand at n = 32: too much for the stacks of some threading runtimes).
+template <class T>
+struct scratch {
+  std::unique_ptr<T, void (*)(void*)> p;
+  explicit scratch(std::size_t n) : p(static_cast<T*>(host_space::allocate(n * sizeof(T))), &host_space::deallocate) {}
+  T* get() const { return p.get(); }
+};
+
+/// buf := matrices k0 .. k0 + W - 1 of `a` (M x N), compact with group width W; lanes at or
+/// past `count` get the identity, on which every kernel is harmless. A full block goes
+/// element by element (W loads, one vector store), so the lanes are built in registers.
+template <class P, int M, int N, class T>
+TINYBATCH_LANES_INLINE void gather(const matrix_starts<T>& a, index_t k0, index_t count, T* buf) {
+  constexpr int W = lane_traits<P>::width;
+  if (k0 + W <= count) {
+    const T* s[W];
+    for (int l = 0; l < W; ++l) s[l] = a[k0 + l];
+    for (int j = 0; j < N; ++j)
+      for (int i = 0; i < M; ++i) {
+        P v;
+#pragma GCC unroll 16
+        for (int l = 0; l < W; ++l) v[l] = s[l][i + index_t(j) * a.ld];
+        std::memcpy(buf + (i + j * M) * W, &v, sizeof v);
+      }
+    return;
+  }
+  for (int l = 0; l < W; ++l) {
+    T* d = buf + l;
+    if (k0 + l < count) {
+      const T* s = a[k0 + l];
+      for (int j = 0; j < N; ++j)
+        for (int i = 0; i < M; ++i) d[(i + j * M) * W] = s[i + index_t(j) * a.ld];
+    } else {
+      for (int j = 0; j < N; ++j)
+        for (int i = 0; i < M; ++i) d[(i + j * M) * W] = i == j ? T(1) : T(0);
+    }
+  }
+}
+
+/// The lanes of buf back into their matrices, for the lanes below `count` where keep(l).
+template <class P, int M, int N, class T, class Keep>
+TINYBATCH_LANES_INLINE void scatter(const T* buf, const matrix_starts<T>& a, index_t k0, index_t count,
+                                    Keep&& keep) {
+  constexpr int W = lane_traits<P>::width;
+  bool all = k0 + W <= count;
+  for (int l = 0; l < W && all; ++l) all = keep(l);
+  if (all) {
+    T* d[W];
+    for (int l = 0; l < W; ++l) d[l] = a[k0 + l];
+    for (int j = 0; j < N; ++j)
+      for (int i = 0; i < M; ++i) {
+        P v;
+        std::memcpy(&v, buf + (i + j * M) * W, sizeof v);
+#pragma GCC unroll 16
+        for (int l = 0; l < W; ++l) d[l][i + index_t(j) * a.ld] = v[l];
+      }
+    return;
+  }
+  for (int l = 0; l < W && k0 + l < count; ++l) {
+    if (!keep(l)) continue;
+    T* d = a[k0 + l];
+    const T* s = buf + l;
+    for (int j = 0; j < N; ++j)
+      for (int i = 0; i < M; ++i) d[i + index_t(j) * a.ld] = s[(i + j * M) * W];
+  }
+}
+inline constexpr auto all_lanes = [](int) { return true; };
+
+/// body(tag, W, k0, e, scratch) for every W matrices k0.. of each thread's range [b, e) of
+/// the batch, with the lanes of the active instruction set and scratch for `Elems` elements
+/// per matrix (all its staged operands) per lane. Ranges are whole groups of 64 bytes of
+/// lanes, so no W-block straddles two threads but the last. False where there is no SIMD.
+template <class T, std::size_t Elems, class Policy, class Body>
+bool for_lane_blocks(const Policy& policy, index_t count, Body&& body) {
+  if (simd::active_isa() == simd::isa::none) return false;
+  constexpr int G = compact_width<T>;
+  for_each_range(policy, (count + G - 1) / G, [&](index_t g0, index_t g1) {
+    const index_t b = g0 * G, e = g1 * G < count ? g1 * G : count;
+    const scratch<T> buf(Elems * G);
+    with_vector_lanes<T, Elems * sizeof(T)>([&](auto tag) {
+      constexpr int W = lane_traits<typename decltype(tag)::type>::width;
+      for (index_t k0 = b; k0 < e; k0 += W) body(tag, std::integral_constant<int, W>{}, k0, e, buf.get());
+    });
+  });
+  return true;
+}
+
+#define TINYBATCH_STAGED_LANES(tag, w) \
+  using P = typename decltype(tag)::type; \
+  using Ops = typename decltype(tag)::ops; \
+  constexpr int W = decltype(w)::value
+
+// Each function below takes the batch as matrix_starts (strided and pointer-array views both
+// reduce to it), so a kernel is instantiated once per scalar type and size.
+
+template <int M, int N, class T, class Policy>
+bool getrf(const Policy& policy, const matrix_starts<T>& a, index_t count, const pivot_view& ipiv, int* info) {
+  return for_lane_blocks<T, M * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
+    TINYBATCH_STAGED_LANES(tag, w);
+    gather<P, M, N>(a, k0, e, buf);
+    Ops::template getrf<P, M, N, W>(buf, ipiv, info, k0, e);
+    scatter<P, M, N>(buf, a, k0, e, all_lanes);
+  });
+}
+
+template <int N, bool Lower, class T, class Policy>
+bool potrf(const Policy& policy, const matrix_starts<T>& a, index_t count, int* info) {
+  // The other triangle goes through the buffer unchanged and comes back bit for bit.
+  return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
+    TINYBATCH_STAGED_LANES(tag, w);
+    gather<P, N, N>(a, k0, e, buf);
+    Ops::template potrf<P, N, W, Lower>(buf, info, k0, e);
+    scatter<P, N, N>(buf, a, k0, e, all_lanes);
+  });
+}
+
+/// A solve leaves B of a matrix whose factorization failed (info[k] != 0) as it was.
+inline auto solved_lanes(const int* info, index_t k0) {
+  return [=](int l) { return !info || info[k0 + l] == 0; };
+}
+
+template <int N, int NRHS, bool Trans, class T, class Policy>
+bool getrs(const Policy& policy, const matrix_starts<T>& a, const pivot_view& ipiv, const matrix_starts<T>& b,
+           index_t count, const int* info) {
+  return for_lane_blocks<T, N * (N + NRHS)>(policy, count,
+                            [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
+                              TINYBATCH_STAGED_LANES(tag, w);
+                              const std::size_t sa = std::size_t(N) * N * W;
+                              gather<P, N, N>(a, k0, e, buf);
+                              gather<P, N, NRHS>(b, k0, e, buf + sa);
+                              Ops::template getrs<P, N, NRHS, W, Trans>(buf, ipiv, buf + sa, k0, e);
+                              scatter<P, N, NRHS>(buf + sa, b, k0, e, solved_lanes(info, k0));
+                            });
+}
+
+template <int N, int NRHS, bool Lower, class T, class Policy>
+bool potrs(const Policy& policy, const matrix_starts<T>& a, const matrix_starts<T>& b, index_t count,
+           const int* info) {
+  return for_lane_blocks<T, N * (N + NRHS)>(policy, count,
+                            [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
+                              TINYBATCH_STAGED_LANES(tag, w);
+                              const std::size_t sa = std::size_t(N) * N * W;
+                              gather<P, N, N>(a, k0, e, buf);
+                              gather<P, N, NRHS>(b, k0, e, buf + sa);
+                              Ops::template potrs<P, N, NRHS, W, Lower>(buf, buf + sa);
+                              scatter<P, N, NRHS>(buf + sa, b, k0, e, solved_lanes(info, k0));
+                            });
+}
+
+/// B := alpha op(A)^{-1} B or alpha B op(A)^{-1}; A is K x K (K = M on the left, N on the right).
+template <int M, int N, bool Left, bool Lower, bool Trans, bool Unit, class T, class Policy>
+bool trsm(const Policy& policy, T alpha, const matrix_starts<T>& a, const matrix_starts<T>& b, index_t count) {
+  constexpr int K = Left ? M : N;
+  return for_lane_blocks<T, K * K + M * N>(policy, count,
+                            [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
+                              TINYBATCH_STAGED_LANES(tag, w);
+                              const std::size_t sa = std::size_t(K) * K * W;
+                              gather<P, K, K>(a, k0, e, buf);
+                              gather<P, M, N>(b, k0, e, buf + sa);
+                              Ops::template trsm<P, M, N, W, Left, Lower, Trans, Unit>(alpha, buf, buf + sa);
+                              scatter<P, M, N>(buf + sa, b, k0, e, all_lanes);
+                            });
+}
+
+/// inv(A) in place from getrf's factors; info[k] = the first zero U(k, k), A then unchanged.
+template <int N, class T, class Policy>
+bool getri(const Policy& policy, const matrix_starts<T>& a, const pivot_view& ipiv, index_t count, int* info) {
+  return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
+    TINYBATCH_STAGED_LANES(tag, w);
+    gather<P, N, N>(a, k0, e, buf);
+    Ops::template getri<P, N, W>(buf, ipiv, info, k0, e);
+    scatter<P, N, N>(buf, a, k0, e, all_lanes);
+  });
+}
+
+/// X := inv(A), A untouched (a singular A leaves its LU factors in X, as reference::inverse).
+template <int N, class T, class Policy>
+bool inverse(const Policy& policy, const matrix_starts<T>& a, const matrix_starts<T>& x, index_t count, int* info) {
+  return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
+    TINYBATCH_STAGED_LANES(tag, w);
+    gather<P, N, N>(a, k0, e, buf);
+    Ops::template inverse<P, N, W>(buf, buf, info, k0, e);
+    scatter<P, N, N>(buf, x, k0, e, all_lanes);
+  });
+}
+
+#undef TINYBATCH_STAGED_LANES
+
+}  // namespace tinybatch::detail::compact::staged
+
+#endif  // TINYBATCH_HOST_SIMD

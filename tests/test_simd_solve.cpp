@@ -1,0 +1,187 @@
+// The SIMD (staged compact) solves and inverses on the ordinary layout against the reference:
+// getrs (both transposes) and potrs (both triangles) on the reference's own factors, given the
+// factorization's info, so that a failed matrix's right-hand sides must stay exactly as they
+// were (poison); getri and the out-of-place inverse (info exactly; a singular matrix's output
+// exactly as the reference leaves it); trsm in all 16 variants, on both sides. Every size
+// 1..32, both types, both instruction sets, padded and packed layouts, strided and pointer
+// arrays, counts that leave partial lane blocks.
+#include "test_simd_support.hpp"
+
+using namespace tbt;
+using namespace tbt::simd;
+
+#if TINYBATCH_HOST_SIMD
+
+namespace {
+
+/// f(view of b) with the strided or the pointer-array view of the M x N batch b.
+template <int M, int N, class E = void, class T, class F>
+void with_view(poisoned<T>& b, bool pointers, F&& f) {
+  using V = std::conditional_t<std::is_void_v<E>, T, E>;
+  if (pointers)
+    f(b.template pointers<M, N, V>());
+  else
+    f(b.template strided<M, N, V>());
+}
+
+struct layout {
+  shape sh;
+  bool pointers;
+  index_t count;
+};
+
+template <class T, int N, class Policy>
+std::string check_lu_solves(const Policy& fast, const layout& L, int variant) {
+  constexpr int R = 3;
+  poisoned<T> A(N, N, L.count, L.sh);
+  A.fill([&](index_t k) { return getrf_case<T>(N, N, k, variant); });
+  std::vector<int> piv(std::size_t(L.count * N), -7), info(std::size_t(L.count), -7);
+  // Everything runs on the same kind of view (pointer arrays list the matrices in reverse),
+  // so pivots and info line up with the matrices.
+  with_view<N, N>(A, L.pointers, [&](auto a) { tb::getrf(reference, a, piv, info); });
+  const std::span<const int> inf(info);
+
+  for (tb::op t : {tb::op::no_trans, tb::op::trans}) {
+    poisoned<T> B(N, R, L.count, L.sh);
+    B.fill([&](index_t) { return random_of<T>(N, R); });
+    poisoned<T> want = B;
+    auto solve = [&](const auto& policy, poisoned<T>& rhs) {
+      with_view<N, N, const T>(A, L.pointers, [&](auto a) {
+        with_view<N, R>(rhs, L.pointers, [&](auto b) { tb::getrs(policy, t, a, piv, b, inf); });
+      });
+    };
+    solve(fast, B);
+    solve(reference, want);
+    // Solves with the factors of the special cases (ties, NaNs) may differ between two
+    // legitimate roundings; the failed ones (info != 0) are compared exactly: untouched.
+    only_random(B, want, variant, &info);
+    const std::string d = compare(B.buf, want.buf, 1e2 * tol<T>(N));
+    if (!d.empty()) return std::string("getrs ") + (t == tb::op::trans ? "T: " : "N: ") + d;
+  }
+  {
+    poisoned<T> X = A, want = A;  // getri on the factors, in place
+    std::vector<int> i1(std::size_t(L.count), -7), i2 = i1;
+    with_view<N, N>(X, L.pointers, [&](auto x) { tb::getri(fast, x, piv, i1); });
+    with_view<N, N>(want, L.pointers, [&](auto x) { tb::getri(reference, x, piv, i2); });
+    if (i1 != i2) return "getri: info differs";
+    only_random(X, want, variant, &i2);
+    const std::string d = compare(X.buf, want.buf, 1e3 * tol<T>(N));
+    if (!d.empty()) return "getri: " + d;
+  }
+  return {};
+}
+
+template <class T, int N, class Policy>
+std::string check_inverse(const Policy& fast, const layout& L, int variant) {
+  poisoned<T> A(N, N, L.count, L.sh);
+  A.fill([&](index_t k) { return getrf_case<T>(N, N, k, variant); });
+  const poisoned<T> A0 = A;
+  poisoned<T> X(N, N, L.count, L.sh == shape::padded ? shape::packed : shape::padded);
+  poisoned<T> want = X;
+  std::vector<int> i1(std::size_t(L.count), -7), i2 = i1;
+  auto inv = [&](const auto& policy, poisoned<T>& out, std::vector<int>& inf) {
+    with_view<N, N, const T>(A, L.pointers, [&](auto a) {
+      with_view<N, N>(out, L.pointers, [&](auto x) { tb::inverse(policy, a, x, inf); });
+    });
+  };
+  inv(fast, X, i1);
+  inv(reference, want, i2);
+  if (i1 != i2) return "inverse: info differs";
+  if (compare(A.buf, A0.buf, 0) != "") return "inverse: A was written";
+  only_random(X, want, variant, &i2);  // singular: the LU factors, exactly
+  const std::string d = compare(X.buf, want.buf, 1e3 * tol<T>(N));
+  return d.empty() ? d : "inverse: " + d;
+}
+
+template <class T, int N, class Policy>
+std::string check_cholesky_solve(const Policy& fast, const layout& L, tb::uplo ul, int variant) {
+  constexpr int R = 2;
+  poisoned<T> A(N, N, L.count, L.sh);
+  A.fill([&](index_t k) { return spd_case<T>(N, k, variant); });
+  std::vector<int> info(std::size_t(L.count), -7);
+  with_view<N, N>(A, L.pointers, [&](auto a) { tb::potrf(reference, ul, a, info); });
+  poisoned<T> B(N, R, L.count, L.sh);
+  B.fill([&](index_t) { return random_of<T>(N, R); });
+  poisoned<T> want = B;
+  const std::span<const int> inf(info);
+  auto solve = [&](const auto& policy, poisoned<T>& rhs) {
+    with_view<N, N, const T>(A, L.pointers, [&](auto a) {
+      with_view<N, R>(rhs, L.pointers, [&](auto b) { tb::potrs(policy, ul, a, b, inf); });
+    });
+  };
+  solve(fast, B);
+  solve(reference, want);
+  const std::string d = compare(B.buf, want.buf, 1e2 * tol<T>(N));  // failed ones: untouched
+  return d.empty() ? d : std::string("potrs ") + (ul == tb::uplo::lower ? "lower: " : "upper: ") + d;
+}
+
+template <class T, int N, class Policy>
+std::string check_trsm(const Policy& fast, const layout& L) {
+  constexpr int R = 3;
+  poisoned<T> A(N, N, L.count, L.sh);
+  A.fill([&](index_t) { return mat<T>(random_of<T>(N, N) + T(N) * mat<T>::Identity(N, N)); });
+  for (bool left : {true, false})
+    for (tb::uplo ul : {tb::uplo::lower, tb::uplo::upper})
+      for (tb::op t : {tb::op::no_trans, tb::op::trans})
+        for (tb::diag dg : {tb::diag::non_unit, tb::diag::unit}) {
+          const tb::side sd = left ? tb::side::left : tb::side::right;
+          auto one = [&](auto rows, auto cols) {
+            constexpr int BM = decltype(rows)::value, BN = decltype(cols)::value;
+            poisoned<T> B(BM, BN, L.count, L.sh);
+            B.fill([&](index_t) { return random_of<T>(BM, BN); });
+            poisoned<T> want = B;
+            auto solve = [&](const auto& policy, poisoned<T>& rhs) {
+              with_view<N, N, const T>(A, L.pointers, [&](auto a) {
+                with_view<BM, BN>(rhs, L.pointers, [&](auto b) { tb::trsm(policy, sd, ul, t, dg, T(-1.5), a, b); });
+              });
+            };
+            solve(fast, B);
+            solve(reference, want);
+            return compare(B.buf, want.buf, 1e2 * tol<T>(N));
+          };
+          const std::string d = left ? one(std::integral_constant<int, N>{}, std::integral_constant<int, R>{})
+                                     : one(std::integral_constant<int, R>{}, std::integral_constant<int, N>{});
+          if (!d.empty())
+            return std::string("trsm ") + (left ? "left" : "right") + (ul == tb::uplo::lower ? " lower" : " upper") +
+                   (t == tb::op::trans ? " T" : " N") + (dg == tb::diag::unit ? " unit: " : ": ") + d;
+        }
+  return {};
+}
+
+template <class T, int N>
+void check_size() {
+  static int variant = 0;
+  for (ts::isa s : isas()) {
+    isa_scope scope(s);
+    std::vector<layout> layouts;
+    for (shape sh : {shape::padded, shape::packed})
+      for (bool pointers : {false, true})
+        for (index_t count : small_counts) layouts.push_back({sh, pointers, count});
+    layouts.push_back({shape::padded, true, big_count});
+    for (const layout& L : layouts) {
+      ++variant;
+      INFO("isa " << name(s) << ", n = " << N << ", " << name(L.sh) << (L.pointers ? ", pointers" : ", strided")
+                  << ", count " << L.count << ", variant " << variant);
+      // One policy type per test keeps the instantiations down; par runs a small batch on
+      // one thread and splits the big one.
+      CHECK(check_lu_solves<T, N>(simd_par, L, variant) == "");
+      CHECK(check_inverse<T, N>(simd_par, L, variant) == "");
+      CHECK(check_cholesky_solve<T, N>(simd_par, L, tb::uplo::lower, variant) == "");
+      CHECK(check_cholesky_solve<T, N>(simd_par, L, tb::uplo::upper, variant) == "");
+      CHECK(check_trsm<T, N>(simd_par, L) == "");
+    }
+  }
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("simd solves, getri, inverse, trsm: sizes 1..32 match the reference",
+                   "[simd][solve]", float, double) {
+  for_sizes([](auto n) { check_size<TestType, n>(); });
+}
+
+#else
+
+TEST_CASE("simd solves: no SIMD kernels in this build", "[simd][solve]") { SUCCEED(); }
+
+#endif
