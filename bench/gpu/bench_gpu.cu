@@ -1,5 +1,6 @@
 // tinybatch's CUDA kernels against cuBLAS / cuSOLVER on the same data, in one run:
-//   gemm     vs cublas<t>gemmStridedBatched (beta = 0)
+//   gemm     vs cublas<t>gemmStridedBatched (beta = 0); from the crossover in tuning.hpp on,
+//            tinybatch calls that very routine, and tinybatch_fast is its own kernel
 //   getrf    vs cublas<t>getrfBatched
 //   inverse  vs cublas<t>matinvBatched and cublas<t>getrfBatched + cublas<t>getriBatched
 //   potrf    vs cusolverDn<t>potrfBatched (lower)
@@ -211,6 +212,12 @@ void bench_n(const options& o) {
     fill(A, batch, N, 1, false), fill(B, batch, N, 2, false);
     double ms = time_ms(o, [&] { tb::gemm(pol, vA, vB, vC); });
     record("gemm", "tinybatch", prec, N, batch, ms, 2 * n3, 3 * mb);
+    if (N >= tb::cuda::fast_kernels::gemm_vendor_min_n(int(sizeof(T)))) {  // tinybatch is cuBLAS here
+      ms = time_ms(o, [&] {
+        tb::cuda::fast::gemm(cudaStream_t{}, tb::op::no_trans, tb::op::no_trans, T(1), vA, vB, T(0), vC);
+      });
+      record("gemm", "tinybatch_fast", prec, N, batch, ms, 2 * n3, 3 * mb);
+    }
     ms = time_ms(o, [&] { CB(gemm_sb(cublas, N, A, B, C, ib)); });
     record("gemm", "cublas_gemm_strided", prec, N, batch, ms, 2 * n3, 3 * mb);
   }

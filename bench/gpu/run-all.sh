@@ -4,7 +4,8 @@
 # builds the GPU tests and bench_gpu (in parallel), runs the benchmark first (an idle GPU),
 # then tests/cuda/run-device.sh (full grid, then memcheck and racecheck on the small grid).
 # Everything lands in $OUT: bench-build.log, bench.log, bench_gpu.csv and the test logs.
-# Knobs: TB_GIB (GiB per operand, default 1), TB_BENCH_OPS, TB_SKIP_TESTS=1, TB_SKIP_BENCH=1.
+# Knobs: TB_GIB (GiB per operand, default 1), TB_BENCH_OPS, TB_SKIP_TESTS=1, TB_SKIP_BENCH=1,
+# TB_SWEEP=1 (also build and run the tuning sweep sweep_gpu: sweep_gpu.csv, sweep.log).
 set -uo pipefail
 root=$(pwd)
 out=${OUT:-$root/device-logs}
@@ -14,7 +15,7 @@ export OUT=$out
 (
   [ -f build-bench/build.ninja ] ||
     meson setup build-bench -Dcuda=enabled -Dtests=false -Dbenchmarks=true -Dexamples=false
-  ninja -C build-bench bench/gpu/bench_gpu
+  ninja -C build-bench bench/gpu/bench_gpu $([ "${TB_SWEEP:-0}" = 1 ] && echo bench/gpu/sweep_gpu)
 ) >"$out/bench-build.log" 2>&1 &
 bpid=$!
 (
@@ -35,6 +36,11 @@ if [ "${TB_SKIP_BENCH:-0}" != 1 ] && [ $brc -eq 0 ]; then
     --csv "$out/bench_gpu.csv" --commit "${TB_COMMIT:-unknown}" \
     --ops "${TB_BENCH_OPS:-gemm,getrf,inverse,potrf,getrs,potrs}" >"$out/bench.log" 2>&1
   echo "bench rc=$?"
+fi
+if [ "${TB_SWEEP:-0}" = 1 ] && [ $brc -eq 0 ]; then
+  timeout "${TB_SWEEP_TIMEOUT:-300}" build-bench/bench/gpu/sweep_gpu --gib "${TB_GIB:-1}" \
+    --csv "$out/sweep_gpu.csv" --commit "${TB_COMMIT:-unknown}" >"$out/sweep.log" 2>&1
+  echo "sweep rc=$?"
 fi
 if [ "${TB_SKIP_TESTS:-0}" != 1 ]; then
   TINYBATCH_BUILD=build-device tests/cuda/run-device.sh >/dev/null 2>&1

@@ -5,10 +5,11 @@
 // getrf, potrf and gemm evaluate every element with the operations and the order of the
 // reference kernels, so with -fmad=false (as every GPU test is built) they must agree with
 // the host exactly as the generic path does: same pivots, same info, same values (the shared
-// comparison of support.cuh). The fused inverse computes inv(A) along another path than
-// getrf + getri: info must match exactly, a singular matrix must leave the same LU factors,
-// and an invertible one must pass LAPACK's dget03 ratio ||I - A X|| / (n ||A|| ||X|| eps)
-// < 30. Each case also runs the generic kernels on the same fixed-size views
+// comparison of support.cuh). gemm on strided batches from the cuBLAS crossover on goes to
+// cuBLAS (its own order; the shared tolerance). The fast inverse (Gauss-Jordan) computes
+// inv(A) along another path than getrf + getri: info must match exactly, a singular matrix
+// must leave the same LU factors, and an invertible one must pass LAPACK's dget03 ratio
+// ||I - A X|| / (n ||A|| ||X|| eps) < 30. Each case also runs the generic kernels on the same fixed-size views
 // (cuda::policy<kernels::reference>) for a few n: fixed-size views as kernel arguments.
 #include <utility>
 
@@ -101,6 +102,34 @@ void run_gemm(layout_c<L> l, tb::op ta, tb::op tb_, T beta, index_t count, const
   tb::gemm(host_ref, ta, tb_, alpha, A.hview(l), B.hview(l), beta, C.hview(l));
   tb::gemm(pol, ta, tb_, alpha, dfix<N, N>(A, l), dfix<N, N>(B, l), beta, dfix<N, N>(C, l));
   check_all(arg(A, "A"), arg(B, "B"), arg(C, "C"));
+}
+
+/// gemm on strided batches whose sizes reach the cuBLAS crossover (tuning.hpp's
+/// gemm_vendor_min_n): the backend calls cublas<t>gemmStridedBatched, which sums in its own
+/// order (checked as every gemm is, to the shared tolerance). The BLAS rules hold there too:
+/// with beta == 0 the poisoned C is never read, with alpha == 0 the poisoned A and B are not.
+/// And the fast kernel, which still takes pointer arrays at these sizes, is exact on strided
+/// views too (called directly).
+template <class T, int N>
+void run_gemm_vendor(index_t count) {
+  INFO("gemm from the cuBLAS crossover, n=" << N << " count=" << count);
+  constexpr layout_c<layout::strided> l{};
+  for (int rule = 0; rule < 3; ++rule) {
+    INFO("case " << rule << " (0: beta == 0, C poison; 1: alpha == 0, A and B poison; 2: fast kernel)");
+    tbatch<T> A(N, N, count), B(N, N, count), C(N, N, count);
+    const T alpha = rule == 1 ? T(0) : T(1.5), beta = rule == 0 ? T(0) : T(-0.5);
+    if (rule != 1) A.fill_random(), B.fill_random();
+    if (rule != 0) fill_rhs(C);
+    A.upload(), B.upload(), C.upload();
+    tb::gemm(host_ref, tb::op::no_trans, tb::op::trans, alpha, A.hview(l), B.hview(l), beta, C.hview(l));
+    if (rule == 2)
+      CHECK(tb::cuda::fast::gemm(cudaStream_t{}, tb::op::no_trans, tb::op::trans, alpha, dfix<N, N>(A, l),
+                                 dfix<N, N>(B, l), beta, dfix<N, N>(C, l)));
+    else
+      tb::gemm(gpu_fast, tb::op::no_trans, tb::op::trans, alpha, dfix<N, N>(A, l), dfix<N, N>(B, l), beta,
+               dfix<N, N>(C, l));
+    check_all(arg(A, "A"), arg(B, "B"), arg(C, "C"));
+  }
 }
 
 // ---- inverse ------------------------------------------------------------------------------
@@ -468,6 +497,15 @@ TEMPLATE_TEST_CASE("cuda fast gemm, n = 1..32", "[fast][gemm]", float, double) {
       }
     });
   });
+}
+TEMPLATE_TEST_CASE("cuda gemm on strided batches from the cuBLAS crossover", "[fast][gemm][cublas]", float,
+                   double) {
+  constexpr int from = tb::cuda::fast_kernels::gemm_vendor_min_n(int(sizeof(TestType)));
+  static_assert(from <= 32);
+  for (index_t count : small_grid() ? std::vector<index_t>{1, 37} : std::vector<index_t>{1, 3, 1003}) {
+    run_gemm_vendor<TestType, from>(count);
+    run_gemm_vendor<TestType, 32>(count);
+  }
 }
 #elif TB_FAST_OP == 5
 TEMPLATE_TEST_CASE("cuda fast getrs, n = 1..32" TB_FAST_SUFFIX, "[fast][getrs]", TB_FAST_TYPES) {

@@ -2,10 +2,11 @@
 // semantics as the host backend (host/backend.hpp); every launch is asynchronous on the
 // policy's stream, and every batch, pivot, info and pointer array must be device memory.
 //
-// Today each operation runs the generic path: one thread per matrix, executing the very
-// per-matrix code of reference/ that the host runs, so GPU and host agree operation by
-// operation. Fast kernels (issue #4: register-resident kernels for n <= 32) plug in at
-// cuda::fast below; the generic path stays as their fallback and oracle.
+// Each operation has a generic path: one thread per matrix, executing the very per-matrix
+// code of reference/ that the host runs, so GPU and host agree operation by operation. Fast
+// kernels (issue #4: register-resident kernels for n <= 32) plug in at cuda::fast below, and
+// cuBLAS at cuda::vendor (cublas.hpp: gemm on large strided batches); the generic path stays
+// as their fallback and oracle.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -24,6 +25,7 @@
 #include "../reference/blas.hpp"
 #include "../reference/cholesky.hpp"
 #include "../reference/lu.hpp"
+#include "cublas.hpp"
 #include "error.hpp"
 
 namespace tinybatch::cuda {
@@ -274,8 +276,12 @@ struct backend<cuda::policy<K>> {
   template <class T, class VA, class VB, class VC>
   static void gemm(const policy_type& p, op ta, op tb, T alpha, const VA& A, const VB& B, T beta,
                    const VC& C) {
-    if constexpr (cuda::detail::try_fast<K>)
+    if constexpr (cuda::detail::try_fast<K>) {
+      // cuBLAS where it measured faster (large strided batches, cublas.hpp), else the fast
+      // kernels for n <= 32.
+      if (cuda::vendor::gemm(p.stream, ta, tb, alpha, A, B, beta, C)) return;
       if (cuda::fast::gemm(p.stream, ta, tb, alpha, A, B, beta, C)) return;
+    }
     using F = cuda::detail::gemm_fn<T, kview<VA>, kview<VB>, kview<VC>>;
     cuda::detail::launch_each_matrix("tinybatch::cuda gemm (generic)", p.stream, C.count(),
                                      F{ta, tb, alpha, kv(A), kv(B), beta, kv(C)});

@@ -30,18 +30,26 @@ bool getrf(CUstream_st* stream, const V& A, const pivot_view& ipiv, int* info) {
   return true;
 }
 
+namespace detail_fast {
+/// The inverse kernel with launch shape S (tuning.hpp's, or another one: bench/gpu/sweep.cu).
+template <k::launch_shape S, class VA, class VX>
+void inverse_with(CUstream_st* stream, const VA& A, const VX& X, int* info) {
+  using T = typename VX::value_type;
+  constexpr int n = VA::static_rows, w = k::seg_width(n);
+  constexpr int bytes =
+      int(sizeof(T)) * ((S.staged ? k::tile_stride(n * n, w) : 0) + 2 * k::vec_stride<T>(n)) + 4 * w;
+  constexpr int threads = k::fit_threads(S.threads, w, bytes);
+  k::inverse_kernel<T, n, threads, S.min_blocks, S.staged>
+      <<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(k::at_of(A), k::at_of(X), A.count(), info);
+  check_launch("tinybatch::cuda inverse (fast)");
+}
+}  // namespace detail_fast
+
 template <k::small_square VA, k::small_square VX>
   requires(VA::static_rows == VX::static_rows)
 bool inverse(CUstream_st* stream, const VA& A, const VX& X, int* info) {
   using T = typename VX::value_type;
-  constexpr int n = VA::static_rows, w = k::seg_width(n);
-  constexpr int np = (n + k::vec_width<T> - 1) / k::vec_width<T> * k::vec_width<T>;
-  constexpr int bytes = int(sizeof(T)) * (k::tile_stride(n * n, w) + 2 * k::vec_stride<T>(2 * np));
-  constexpr auto shape = k::tuned(k::fast_op::inverse, sizeof(T), n);
-  constexpr int threads = k::fit_threads(shape.threads, w, bytes);
-  k::inverse_kernel<T, n, threads, shape.min_blocks><<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(
-      k::at_of(A), k::at_of(X), A.count(), info);
-  check_launch("tinybatch::cuda inverse (fast)");
+  detail_fast::inverse_with<k::tuned(k::fast_op::inverse, sizeof(T), VA::static_rows)>(stream, A, X, info);
   return true;
 }
 

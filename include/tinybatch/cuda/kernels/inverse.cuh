@@ -1,66 +1,174 @@
 // Fast out-of-place inverse for n <= 32 (issue #4, after ../shared/seeds/002): one kernel
-// that reads A once and writes inv(A) once. Each thread holds a row of the augmented
-// [A | I] in registers; the lazily swapped LU of getrf.cuh runs on it (the right half
-// becomes L^-1 P), then the backward solve with U, row by row through shared memory,
-// leaves row i of inv(A) in the thread at logical position i.
+// that reads A once and writes inv(A) once, by an in-place Gauss-Jordan elimination with
+// partial pivoting that keeps n values per thread: thread r holds row r of the working
+// matrix W (= A at the start), which becomes a row of inv(A). Nothing of [A | I] is carried.
 //
-// info is getrf's (first exactly zero pivot); a singular matrix's X then holds its LU
-// factors, as reference::inverse (getrf, then getri) leaves it.
+// Step j: the pivot of column j is found among the rows not yet chosen by the butterfly of
+// getrf.cuh (same keys, same lazy logical positions, so the same rows LAPACK picks); the
+// pivot row P (as it stands) is broadcast through shared memory; every other row computes
+// l = W_rj / P_j exactly as getrf scales its multiplier (reciprocal, or a division below the
+// smallest normal number), then W_rc -= l P_c for c != j and W_rj = -l; the pivot row keeps
+// its values, sets W_pj = 1 and remembers the scale 1 / P_j, applied once at the end (the
+// classic step scales the pivot row at once; deferring it is exact algebra, since every
+// later update of the row is linear in it). Rows never move (lazy swap): the row chosen at
+// step j is row j of inv(A), and column c of W is column perm[c] of inv(A), perm[c] being the
+// row chosen at step c; the rows go to their place through the shared-memory tile.
+//
+// For the rows not yet chosen, columns > j see exactly getrf's operations in getrf's order,
+// so pivots and info (the first exactly zero pivot) are getrf's. A singular matrix (info
+// != 0) gets its LU factors, as reference::inverse (getrf, then getri) leaves them: the tile
+// still holds A, and the warp that has such a matrix runs getrf's steps on it.
 #pragma once
 
 #include "getrf.cuh"
 
 namespace tinybatch::cuda::fast_kernels {
 
-template <class T, int N, int THREADS, int MINB, class AtA, class AtX>
+/// y[c] -= m * buf[c] for every c in [0, E) except `skip`, buf read in 16-byte vectors.
+template <int E, class T>
+__device__ __forceinline__ void sub_row_except(T (&y)[E], T m, const T* buf, int skip) {
+  constexpr int v = vec_width<T>;
+  using V = vec_t<T>;
+#pragma unroll
+  for (int q = 0; q * v < E; ++q) {
+    const V w = reinterpret_cast<const V*>(buf)[q];
+    T t[v];
+    if constexpr (v == 4) {
+      t[0] = w.x, t[1] = w.y, t[2] = w.z, t[3] = w.w;
+    } else {
+      t[0] = w.x, t[1] = w.y;
+    }
+#pragma unroll
+    for (int e = 0; e < v; ++e)
+      if (q * v + e < E && q * v + e != skip) y[q * v + e] -= m * t[e];
+  }
+}
+
+/// Row state of one thread in the lazily pivoted Gauss-Jordan inversion.
+template <class T, int N>
+struct gj_row {
+  T a[N];
+  T scale;    // 1 / pivot once chosen (the row's deferred scaling)
+  int pos;    // logical row position (64 + lane for lanes beyond n)
+  bool chosen;
+  int info;   // first exactly zero pivot (1-based), uniform over the segment
+};
+
+/// Step j of the inversion for the segment whose broadcast row is `buf` (alternate two).
+template <int W, int N, class T>
+__device__ __forceinline__ void gj_step(gj_row<T, N>& s, int j, int r, bool lane_ok, T* buf) {
+  const int id = pivot_search<W>(s.a[j], lane_ok && !s.chosen, s.pos, j, r);
+  const int p = id >> 5;
+  const bool win = (id & 31) == r;
+  if (win) put_row(buf, 0, s.a);
+  __syncwarp();
+  const T piv = buf[j];
+  if (win) {
+    s.chosen = true, s.pos = j;
+  } else if (s.pos == j) {
+    s.pos = p;
+  }
+  if (piv == T(0) && s.info == 0) s.info = j + 1;
+  const T rcp = T(1) / piv;
+  if (win) {
+    s.a[j] = T(1), s.scale = rcp;
+  } else if (lane_ok) {
+    T l = s.a[j];  // getrf's multiplier, computed as getrf computes it
+    if (piv != T(0)) {
+      if (fabs(piv) >= sfmin<T>())
+        l *= rcp;
+      else
+        l /= piv;
+    }
+    sub_row_except(s.a, l, buf, j);
+    s.a[j] = -l;
+  }
+}
+
+/// STAGED: A and inv(A) move between global memory and the registers through a shared-memory
+/// tile with block-wide coalesced copies (common.cuh), as getrf does; otherwise each thread
+/// loads its row and stores its row of inv(A) directly (the lanes of a segment touch
+/// consecutive elements of one column at a time), with no tile and no block-wide barrier.
+/// Which one is faster depends on n and the type (tuning.hpp).
+template <class T, int N, int THREADS, int MINB, bool STAGED, class AtA, class AtX>
 __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     inverse_kernel(AtA A, AtX X, index_t count, int* info) {
   constexpr int W = seg_width(N), NB = THREADS / W, TS = tile_stride(N * N, W);
-  constexpr int NP = (N + vec_width<T> - 1) / vec_width<T> * vec_width<T>;
-  constexpr int BS = vec_stride<T>(2 * NP);
-  __shared__ __align__(16) T tile[NB * TS];
+  constexpr int BS = vec_stride<T>(N);
+  __shared__ __align__(16) T tile[STAGED ? NB * TS : 1];
   __shared__ __align__(16) T bc[2][NB * BS];
+  __shared__ int perm_all[THREADS];  // perm[c]: the row chosen at step c (segment stride W)
   const int seg = threadIdx.x / W, r = threadIdx.x % W;
   const bool lane_ok = r < N;
-  T* t = tile + seg * TS;
+  T* t = tile + (STAGED ? seg * TS : 0);
+  int* perm = perm_all + seg * W;
   for (index_t k0 = index_t(blockIdx.x) * NB; k0 < count; k0 += index_t(gridDim.x) * NB) {
-    to_tiles<THREADS, NB, N, N, TS, 1, N, part::all>(tile, A, k0, count);
-    __syncthreads();
-    lu_row<T, N> s;
-    T b[N];
-#pragma unroll
-    for (int c = 0; c < N; ++c) s.a[c] = lane_ok ? t[r + c * N] : T(0), b[c] = c == r ? T(1) : T(0);
-    s.pos = lane_ok ? r : 64 + r, s.chosen = false, s.chosen_at = 0, s.info = 0;
-#pragma unroll
-    for (int j = 0; j < N; ++j) lu_step<W, N, true>(s, b, j, r, lane_ok, bc[j & 1] + seg * BS, NP);
-    // Backward: x_j = (y_j - sum_{c > j} u_jc x_c) / u_jj, from j = n - 1 down.
-#pragma unroll
-    for (int j = N - 1; j >= 0; --j) {
-      T* buf = bc[(N + (N - 1 - j)) & 1] + seg * BS;
-      if (lane_ok && s.pos == j) {
-        const T rcp = T(1) / s.a[j];
-#pragma unroll
-        for (int c = 0; c < N; ++c) b[c] *= rcp;
-        put_row(buf, 0, b);
-      }
-      __syncwarp();
-      if (lane_ok && s.pos < j) sub_row(b, s.a[j], buf, 0);
-    }
-    __syncwarp();
     const index_t k = k0 + seg;
-    if (lane_ok) {
-      if (s.info == 0) {
+    const bool live = k < count;
+    gj_row<T, N> s;
+    if constexpr (STAGED) {
+      to_tiles<THREADS, NB, N, N, TS, 1, N, part::all>(tile, A, k0, count);
+      __syncthreads();
 #pragma unroll
-        for (int c = 0; c < N; ++c) t[s.pos + c * N] = b[c];
+      for (int c = 0; c < N; ++c) s.a[c] = lane_ok ? t[r + c * N] : T(0);
+    } else {
+      const T* a = lane_ok && live ? A(k) + r : nullptr;
+#pragma unroll
+      for (int c = 0; c < N; ++c) s.a[c] = a ? a[index_t(c) * A.ld] : T(0);
+    }
+    s.scale = T(1), s.pos = lane_ok ? r : 64 + r, s.chosen = false, s.info = 0;
+#pragma unroll
+    for (int j = 0; j < N; ++j) gj_step<W, N>(s, j, r, lane_ok, bc[j & 1] + seg * BS);
+    if (lane_ok) perm[s.pos] = r;
+    __syncwarp();
+    const bool singular = live && s.info != 0;
+    if (lane_ok && live && !singular) {
+      if constexpr (STAGED) {
+#pragma unroll
+        for (int c = 0; c < N; ++c) t[s.pos + perm[c] * N] = s.a[c] * s.scale;
       } else {
+        T* x = X(k) + s.pos;
 #pragma unroll
-        for (int c = 0; c < N; ++c) t[s.pos + c * N] = s.a[c];
+        for (int c = 0; c < N; ++c) x[index_t(perm[c]) * X.ld] = s.a[c] * s.scale;
       }
     }
-    if (r == 0 && k < count) info[k] = s.info;
-    __syncthreads();
-    from_tiles<THREADS, NB, N, N, TS, 1, N, part::all>(tile, X, k0, count);
-    __syncthreads();
+    if (__any_sync(0xffffffffu, singular)) {
+      // LU factors of the singular matrices: getrf on A (still in the tile, or read again).
+      // The whole warp runs it (its shuffles span the warp); other segments discard theirs.
+      __syncwarp();
+      lu_row<T, N> u;
+      if constexpr (STAGED) {
+#pragma unroll
+        for (int c = 0; c < N; ++c) u.a[c] = lane_ok ? t[r + c * N] : T(0);
+      } else {
+        const T* a = lane_ok && singular ? A(k) + r : nullptr;
+#pragma unroll
+        for (int c = 0; c < N; ++c) u.a[c] = a ? a[index_t(c) * A.ld] : T(0);
+      }
+      u.pos = lane_ok ? r : 64 + r, u.chosen = false, u.chosen_at = 0, u.info = 0;
+      T none[N];
+#pragma unroll
+      for (int j = 0; j < N; ++j) lu_step<W, N, false>(u, none, j, r, lane_ok, bc[j & 1] + seg * BS, 0);
+      __syncwarp();
+      if (lane_ok && singular) {
+        if constexpr (STAGED) {
+#pragma unroll
+          for (int c = 0; c < N; ++c) t[u.pos + c * N] = u.a[c];
+        } else {
+          T* x = X(k) + u.pos;
+#pragma unroll
+          for (int c = 0; c < N; ++c) x[index_t(c) * X.ld] = u.a[c];
+        }
+      }
+    }
+    if (r == 0 && live) info[k] = s.info;
+    if constexpr (STAGED) {
+      __syncthreads();
+      from_tiles<THREADS, NB, N, N, TS, 1, N, part::all>(tile, X, k0, count);
+      __syncthreads();
+    } else {
+      __syncwarp();  // every lane done with perm and the broadcast rows before the next matrix
+    }
   }
 }
 

@@ -17,6 +17,7 @@ struct launch_shape {
   int threads;     ///< thread-block size (a multiple of 32)
   int min_blocks;  ///< __launch_bounds__ minimum blocks per SM (0: none): caps registers at
                    ///< 64K / (threads * min_blocks), the occupancy limiter ncu found (issue #4)
+  bool staged = true;  ///< inverse: matrices through a shared-memory tile (else row by row)
 };
 
 /// Threads per block for `op` on n x n matrices of `elem_bytes`-byte elements on sm_90.
@@ -40,11 +41,10 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       if (n <= 8) return {256, 3};
       if (n <= 16) return {128, 6};
       return {128, 0};
-    case fast_op::inverse:
-      if (n <= 4) return {128, 6};
-      if (n <= 8) return {128, 5};
-      if (n <= 16) return {128, 4};
-      return {64, 5};
+    case fast_op::inverse:  // provisional: to be replaced by the sweep's choice
+      if (n <= 8) return {256, 0, false};
+      if (n <= 16) return {128, 0, false};
+      return {128, 4, false};
     case fast_op::getrf:
       if (n <= 8) return {256, 0};  // n = 6..8: 126 registers; capped at 80 it spills 124 bytes
       if (n <= 16) return {128, 6};
@@ -71,5 +71,11 @@ constexpr int solve_fast_min_n(fast_op op, int elem_bytes) {
   if (op == fast_op::getrs) return elem_bytes == 4 ? 6 : 4;
   return elem_bytes == 4 ? 6 : 1;
 }
+
+/// Smallest m, n and k at which the CUDA backend gives gemm on strided batches to cuBLAS
+/// (cublas<t>gemmStridedBatched) instead of the fast kernel (gemm.cuh). Provisional (from
+/// bench/results/gpu-h100-3c73957.csv, square n, roofline fractions fast | cuBLAS: double
+/// n=16 .88|.57, 20 .69|.72, 24 .71|.90; float n=20 .59|.53, 24 .59|.66).
+constexpr int gemm_vendor_min_n(int elem_bytes) { return elem_bytes == 4 ? 24 : 20; }
 
 }  // namespace tinybatch::cuda::fast_kernels
