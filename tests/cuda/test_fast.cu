@@ -460,7 +460,7 @@ TEMPLATE_TEST_CASE("cuda fast getrf, n = 1..32", "[fast][getrf]", float, double)
   });
 }
 #elif TB_FAST_OP == 2
-TEMPLATE_TEST_CASE("cuda fast inverse, n = 1..32", "[fast][inverse]", float, double) {
+TEMPLATE_TEST_CASE("cuda fast inverse, n = 1..32" TB_FAST_SUFFIX, "[fast][inverse]", TB_FAST_TYPES) {
   for_layouts([](auto l) {
     each_size([&](auto n) {
       constexpr int N = decltype(n)::value;
@@ -483,7 +483,7 @@ TEMPLATE_TEST_CASE("cuda fast potrf, n = 1..32", "[fast][potrf]", float, double)
   });
 }
 #elif TB_FAST_OP == 4
-TEMPLATE_TEST_CASE("cuda fast gemm, n = 1..32", "[fast][gemm]", float, double) {
+TEMPLATE_TEST_CASE("cuda fast gemm, n = 1..32" TB_FAST_SUFFIX, "[fast][gemm]", TB_FAST_TYPES) {
   for_layouts([](auto l) {
     each_size([&](auto n) {
       constexpr int N = decltype(n)::value;
@@ -498,8 +498,9 @@ TEMPLATE_TEST_CASE("cuda fast gemm, n = 1..32", "[fast][gemm]", float, double) {
     });
   });
 }
-TEMPLATE_TEST_CASE("cuda gemm on strided batches from the cuBLAS crossover", "[fast][gemm][cublas]", float,
-                   double) {
+#if TB_FAST_PART < 0 || TB_FAST_PART % 2 == 0  // its sizes are even: with the even parts
+TEMPLATE_TEST_CASE("cuda gemm on strided batches from the cuBLAS crossover" TB_FAST_SUFFIX, "[fast][gemm][cublas]",
+                   TB_FAST_TYPES) {
   constexpr int from = tb::cuda::fast_kernels::gemm_vendor_min_n(int(sizeof(TestType)));
   static_assert(from <= 32);
   for (index_t count : small_grid() ? std::vector<index_t>{1, 37} : std::vector<index_t>{1, 3, 1003}) {
@@ -507,6 +508,7 @@ TEMPLATE_TEST_CASE("cuda gemm on strided batches from the cuBLAS crossover", "[f
     run_gemm_vendor<TestType, 32>(count);
   }
 }
+#endif
 #elif TB_FAST_OP == 5
 TEMPLATE_TEST_CASE("cuda fast getrs, n = 1..32" TB_FAST_SUFFIX, "[fast][getrs]", TB_FAST_TYPES) {
   for_layouts([](auto l) {

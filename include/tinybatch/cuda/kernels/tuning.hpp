@@ -4,9 +4,10 @@
 // matrices per block = threads / seg_width(n), further limited by the 48 KiB of static shared
 // memory each kernel stages its matrices through.
 //
-// `threads` is the thread-block size, `min_blocks` the register cap (below). The values are
-// not swept: thread counts are first guesses, register caps come from one ncu profile. A
-// tuning sweep in bench/ that rewrites this table is still to do (issue #4).
+// `threads` is the thread-block size, `min_blocks` the register cap (below). The inverse's
+// shapes and the gemm crossover to cuBLAS come from the sweep of bench/gpu/sweep_part.cu
+// (bench/gpu/run-all.sh with TB_SWEEP=1); for the other kernels thread counts are first
+// guesses and register caps come from one ncu profile (not swept yet, issue #4).
 #pragma once
 
 namespace tinybatch::cuda::fast_kernels {
@@ -41,10 +42,26 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       if (n <= 8) return {256, 3};
       if (n <= 16) return {128, 6};
       return {128, 0};
-    case fast_op::inverse:  // provisional: to be replaced by the sweep's choice
-      if (n <= 8) return {256, 0, false};
-      if (n <= 16) return {128, 0, false};
-      return {128, 4, false};
+    case fast_op::inverse:
+      // Gauss-Jordan kernel (inverse.cuh), row by row (staged = false won at every n swept).
+      // Sweep bench/results/gpu-h100-0b57285-sweep.csv (bench/gpu/sweep_part.cu: 11 launch
+      // shapes per type and n), roofline fraction of the shape chosen here, and of the
+      // [A | I] kernel it replaced at its last tuned shape (before_augmented):
+      //   double n=2 .909 (.404), 3 .756 (.291), 4 .942 (.337), 5 .606 (.325), 8 .909 (.393),
+      //          12 .591 (.253), 16 .699 (.288), 20 .355 (.152), 24 .382 (.162), 32 .377 (.124);
+      //   float  n=2 .718 (.300), 3 .530 (.217), 4 .774 (.262), 5 .393 (.235), 8 .682 (.301),
+      //          12 .438 (.206), 16 .562 (.237), 20 .299 (.120), 24 .334 (.128), 32 .374 (.136).
+      // The best shape was within .01 of these except double n=2 (64 threads .916). The
+      // sizes in between take their neighbours' shapes (not swept).
+      if (elem_bytes == 8) {
+        if (n <= 5) return {128, 5, false};   // <= 102 registers
+        if (n <= 16) return {256, 4, false};  // <= 64
+        if (n <= 24) return {256, 3, false};  // <= 85
+        return {128, 4, false};               // <= 128
+      }
+      if (n <= 16) return {128, 5, false};
+      if (n <= 24) return {256, 4, false};
+      return {256, 3, false};
     case fast_op::getrf:
       if (n <= 8) return {256, 0};  // n = 6..8: 126 registers; capped at 80 it spills 124 bytes
       if (n <= 16) return {128, 6};
@@ -73,9 +90,19 @@ constexpr int solve_fast_min_n(fast_op op, int elem_bytes) {
 }
 
 /// Smallest m, n and k at which the CUDA backend gives gemm on strided batches to cuBLAS
-/// (cublas<t>gemmStridedBatched) instead of the fast kernel (gemm.cuh). Provisional (from
-/// bench/results/gpu-h100-3c73957.csv, square n, roofline fractions fast | cuBLAS: double
-/// n=16 .88|.57, 20 .69|.72, 24 .71|.90; float n=20 .59|.53, 24 .59|.66).
-constexpr int gemm_vendor_min_n(int elem_bytes) { return elem_bytes == 4 ? 24 : 20; }
+/// (cublas<t>gemmStridedBatched) instead of the fast kernel (gemm.cuh). Measured on the H100
+/// (bench/results/gpu-h100-0b57285-sweep.csv, square n, beta = 0, 1 GiB per operand),
+/// roofline fractions fast kernel | cuBLAS:
+///   double n=16 1.01|.57, 17 .61|.47, 18 .64|.57, 19 .67|.56, 20 .71|.72, 21 .72|.66,
+///          22 .68|.80, 23 .69|.76, 24 .72|.90, 28 .71|1.01, 32 .63|1.01;
+///   float  n=16 .80|.41, 17 .50|.40, 18 .53|.44, 19 .55|.49, 20 .59|.53, 21 .61|.57,
+///          22 .60|.60, 23 .51|.63, 24 .59|.66, 28 .60|.71, 32 .69|.81.
+/// From n = 22 on cuBLAS is as fast or faster at every measured n, in both types (n = 20
+/// double is a tie, n = 21 goes to the kernel). Strided batches of run-time sizes follow the
+/// same rule (below it they run the one-thread-per-matrix generic kernel).
+constexpr int gemm_vendor_min_n(int elem_bytes) {
+  (void)elem_bytes;
+  return 22;
+}
 
 }  // namespace tinybatch::cuda::fast_kernels
