@@ -56,7 +56,7 @@ struct options {
   double stream_mib = 256, cache_kib = 128, min_seconds = 0.2;
   int reps = 5, threads = 0;
   std::vector<int> sizes = {2, 3, 4, 5, 8, 12, 16, 24, 32};
-  std::vector<std::string> ops = {"gemm", "potrf", "getrf"};
+  std::vector<std::string> ops = {"gemm", "potrf", "getrf", "inverse", "getrs", "potrs"};
   std::vector<std::string> regimes = {"stream", "cache"};
   std::string precisions = "ds", csv, machine_note;
   bool compact = true;  // --no-compact leaves the compact-layout column out
@@ -310,11 +310,178 @@ struct bench {
     }
   }
 
+  /// getrs / potrs with one right-hand side on factors made once (outside the timing): B is
+  /// restored before every call and the time is net of that copy. Bytes: the factor read,
+  /// B read and written (the pivots' n ints are left out: under 1/n of the factor).
+  template <class T, int N>
+  void run_solve(const std::string& regime, const std::string& op) {
+    const index_t count = batch_for(regime, N, sizeof(T));
+    const std::size_t len = std::size_t(count) * N * N, blen = std::size_t(count) * N;
+    buffer<T> A(len), B0(blen), B(blen);
+    buffer<int> piv{blen}, info{std::size_t(count)};
+    using Mat = Eigen::Matrix<T, N, N>;
+    using Vec = Eigen::Matrix<T, N, 1>;
+    const bool lu = op == "getrs";
+    {
+      std::mt19937_64 g(11);
+      std::uniform_real_distribution<T> u(-1, 1);
+      Mat m;
+      for (index_t k = 0; k < count; ++k) {
+        for (int j = 0; j < N; ++j)
+          for (int i = 0; i < N; ++i) m(i, j) = u(g);
+        if (!lu) m = (m + m.transpose()).eval();
+        m.diagonal().array() += T(2 * N);
+        Eigen::Map<Mat>(A.data() + k * N * N) = m;
+        for (int i = 0; i < N; ++i) B0.p[std::size_t(k) * N + i] = u(g);
+      }
+    }
+    tb::strided_view<T, N, N> a(A.data(), count);
+    tb::strided_view<T, N, 1> b(B.data(), count);
+    std::span<int> info_s(info.data(), std::size_t(count));
+    std::span<int> piv_s(piv.data(), blen);
+    if (lu)
+      tb::getrf(tb::par, a, piv_s, info_s);
+    else
+      tb::potrf(tb::par, tb::lower, a, info_s);
+    tb::compact_batch<T, N, N> CA(count);
+    tb::compact_batch<T, N, 1> CB0(count), CB(count);
+    tb::to_compact(tb::par, tb::strided_view<const T, N, N>(A.data(), count), CA);
+    tb::to_compact(tb::par, tb::strided_view<const T, N, 1>(B0.data(), count), CB0);
+    const std::size_t cblen = std::size_t(CB0.view().groups() * CB0.view().group_size);
+    std::vector<std::pair<std::string, std::function<void()>>> impls;
+    if (lu) {
+      if (opt.compact) impls.push_back({"tb_compact_par", [&] { tb::getrs(tb::par, tb::no_trans, CA, piv_s, CB); }});
+      impls.push_back({"tinybatch_par", [&] { tb::getrs(tb::par, tb::no_trans, a, piv_s, b); }});
+      impls.push_back({"tinybatch_seq", [&] { tb::getrs(tb::seq, tb::no_trans, a, piv_s, b); }});
+      impls.push_back({"eigen", [&] {
+#pragma omp parallel for schedule(static)
+                         for (index_t k = 0; k < count; ++k) {
+                           Eigen::Map<const Mat> m(A.data() + k * N * N);
+                           Eigen::Map<Vec> x(B.data() + k * N);
+                           const int* p = piv.data() + k * N;
+                           for (int i = 0; i < N; ++i) std::swap(x(i), x(p[i] - 1));
+                           m.template triangularView<Eigen::UnitLower>().solveInPlace(x);
+                           m.template triangularView<Eigen::Upper>().solveInPlace(x);
+                         }
+                       }});
+#if defined(TB_BENCH_LAPACKE)
+      impls.push_back({"lapacke", [&] {
+#pragma omp parallel for schedule(static)
+                         for (index_t k = 0; k < count; ++k) {
+                           if constexpr (sizeof(T) == 8)
+                             LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', N, 1, A.data() + k * N * N, N, piv.data() + k * N, B.data() + k * N, N);
+                           else
+                             LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, 'N', N, 1, A.data() + k * N * N, N, piv.data() + k * N, B.data() + k * N, N);
+                         }
+                       }});
+#endif
+    } else {
+      if (opt.compact) impls.push_back({"tb_compact_par", [&] { tb::potrs(tb::par, tb::lower, CA, CB); }});
+      impls.push_back({"tinybatch_par", [&] { tb::potrs(tb::par, tb::lower, a, b); }});
+      impls.push_back({"tinybatch_seq", [&] { tb::potrs(tb::seq, tb::lower, a, b); }});
+      impls.push_back({"eigen", [&] {
+#pragma omp parallel for schedule(static)
+                         for (index_t k = 0; k < count; ++k) {
+                           Eigen::Map<const Mat> m(A.data() + k * N * N);
+                           Eigen::Map<Vec> x(B.data() + k * N);
+                           m.template triangularView<Eigen::Lower>().solveInPlace(x);
+                           m.transpose().template triangularView<Eigen::Upper>().solveInPlace(x);
+                         }
+                       }});
+#if defined(TB_BENCH_LAPACKE)
+      impls.push_back({"lapacke", [&] {
+#pragma omp parallel for schedule(static)
+                         for (index_t k = 0; k < count; ++k) {
+                           if constexpr (sizeof(T) == 8)
+                             LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', N, 1, A.data() + k * N * N, N, B.data() + k * N, N);
+                           else
+                             LAPACKE_spotrs_work(LAPACK_COL_MAJOR, 'L', N, 1, A.data() + k * N * N, N, B.data() + k * N, N);
+                         }
+                       }});
+#endif
+    }
+    const double flops = 2.0 * N * N, bytes = (double(N) * N + 2.0 * N) * sizeof(T);
+    for (auto& [name, f] : impls) {
+      auto restore = [&, is_compact = name == "tb_compact_par"] {
+        if (is_compact)
+          parallel_copy(CB.data(), CB0.data(), cblen);
+        else
+          parallel_copy(B.data(), B0.data(), blen);
+      };
+      restore();
+      f();  // warm up
+      auto both = [&] { restore(); f(); };
+      const double t_both = best_time(opt.reps, seconds_for(regime), both);
+      const double t_copy = best_time(opt.reps, seconds_for(regime), restore);
+      record<T>(regime, op, name, N, count, std::max(t_both - t_copy, 1e-12), flops, bytes);
+    }
+  }
+
+  /// X := inv(A), out of place: A read once, X written once (2 n^3 flops, LAPACK's count).
+  template <class T, int N>
+  void run_inverse(const std::string& regime) {
+    const index_t count = batch_for(regime, N, sizeof(T));
+    const std::size_t len = std::size_t(count) * N * N;
+    buffer<T> A(len), X(len);
+    buffer<int> piv{std::size_t(count) * N}, info{std::size_t(count)};
+    using Mat = Eigen::Matrix<T, N, N>;
+    {
+      std::mt19937_64 g(13);
+      std::uniform_real_distribution<T> u(-1, 1);
+      for (std::size_t i = 0; i < len; ++i) A.p[i] = u(g);
+    }
+    tb::strided_view<const T, N, N> a(A.data(), count);
+    tb::strided_view<T, N, N> x(X.data(), count);
+    std::span<int> info_s(info.data(), std::size_t(count));
+    tb::compact_batch<T, N, N> CA(count), CX(count);
+    tb::to_compact(tb::par, a, CA);
+    std::vector<std::pair<std::string, std::function<void()>>> impls;
+    if (opt.compact) impls.push_back({"tb_compact_par", [&] { tb::inverse(tb::par, CA, CX, info_s); }});
+    impls.push_back({"tinybatch_par", [&] { tb::inverse(tb::par, a, x, info_s); }});
+    impls.push_back({"tinybatch_seq", [&] { tb::inverse(tb::seq, a, x, info_s); }});
+    impls.push_back({"eigen", [&] {
+#pragma omp parallel for schedule(static)
+                       for (index_t k = 0; k < count; ++k) {
+                         Eigen::Map<const Mat> ma(A.data() + k * N * N);
+                         Eigen::Map<Mat> mx(X.data() + k * N * N);
+                         mx = ma.inverse();
+                       }
+                     }});
+#if defined(TB_BENCH_LAPACKE)
+    impls.push_back({"lapacke", [&] {
+#pragma omp parallel
+                       {
+                         T work[N];
+#pragma omp for schedule(static)
+                         for (index_t k = 0; k < count; ++k) {
+                           T* xk = X.data() + k * N * N;
+                           std::memcpy(xk, A.data() + k * N * N, sizeof(T) * N * N);
+                           int* p = piv.data() + k * N;
+                           if constexpr (sizeof(T) == 8) {
+                             LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, N, N, xk, N, p);
+                             info.p[k] = LAPACKE_dgetri_work(LAPACK_COL_MAJOR, N, xk, N, p, work, N);
+                           } else {
+                             LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, N, N, xk, N, p);
+                             info.p[k] = LAPACKE_sgetri_work(LAPACK_COL_MAJOR, N, xk, N, p, work, N);
+                           }
+                         }
+                       }
+                     }});
+#endif
+    const double flops = 2.0 * N * N * N, bytes = 2.0 * N * N * sizeof(T);
+    for (auto& [name, f] : impls) {
+      f();  // warm up
+      record<T>(regime, "inverse", name, N, count, best_time(opt.reps, seconds_for(regime), f), flops, bytes);
+    }
+  }
+
   template <class T, int N>
   void run_size(const std::string& regime) {
     for (const auto& op : opt.ops) {
       if (op == "gemm") run_gemm<T, N>(regime);
       if (op == "potrf" || op == "getrf") run_factor<T, N>(regime, op);
+      if (op == "getrs" || op == "potrs") run_solve<T, N>(regime, op);
+      if (op == "inverse") run_inverse<T, N>(regime);
     }
   }
 
@@ -387,7 +554,7 @@ int main(int argc, char** argv) {
     } else {
       std::printf(
           "usage: bench_cpu [--stream-mib 256] [--cache-kib 128] [--reps 5] [--threads T]\n"
-          "  [--sizes 2,3,4,5,8,12,16,24,32] [--ops gemm,potrf,getrf] [--regimes stream,cache]\n"
+          "  [--sizes 2,3,4,5,8,12,16,24,32] [--ops gemm,potrf,getrf,inverse,getrs,potrs] [--regimes stream,cache]\n"
           "  [--prec ds] [--min-seconds 0.2] [--csv file] [--note text]\n");
       return a == "--help" ? 0 : 2;
     }
