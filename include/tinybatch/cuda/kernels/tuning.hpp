@@ -47,12 +47,12 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // Sweep bench/results/gpu-h100-0b57285-sweep.csv (bench/gpu/sweep_part.cu: 11 launch
       // shapes per type and n), roofline fraction of the shape chosen here, and of the
       // [A | I] kernel it replaced at its last tuned shape (before_augmented):
-      //   double n=2 .909 (.404), 3 .756 (.291), 4 .942 (.337), 5 .606 (.325), 8 .909 (.393),
+      //   double n=2 .907 (.404), 3 .756 (.291), 4 .942 (.337), 5 .606 (.325), 8 .909 (.393),
       //          12 .591 (.253), 16 .699 (.288), 20 .355 (.152), 24 .382 (.162), 32 .377 (.124);
-      //   float  n=2 .718 (.300), 3 .530 (.217), 4 .774 (.262), 5 .393 (.235), 8 .682 (.301),
+      //   float  n=2 .712 (.300), 3 .521 (.217), 4 .774 (.262), 5 .393 (.235), 8 .682 (.301),
       //          12 .438 (.206), 16 .562 (.237), 20 .299 (.120), 24 .334 (.128), 32 .374 (.136).
-      // The best shape was within .01 of these except double n=2 (64 threads .916). The
-      // sizes in between take their neighbours' shapes (not swept).
+      // The best shape swept was at most .01 above these (double n=2: 64 threads .916; float
+      // n=2, 3: no cap .718, .530). Sizes in between take their neighbours' shapes (not swept).
       if (elem_bytes == 8) {
         if (n <= 5) return {128, 5, false};   // <= 102 registers
         if (n <= 16) return {256, 4, false};  // <= 64
