@@ -1,4 +1,6 @@
-// CPU benchmark: tinybatch (seq and par) and the anchors on the same batches, in one run.
+// CPU benchmark: tinybatch (par: what kernels::automatic picks; tb_reference_par: the generic
+// loops; tb_compact_par: the compact layout, converted outside the timing) and the anchors on
+// the same batches, in one run.
 //
 //   eigen      Eigen fixed-size types (Matrix<T, n, n>), an OpenMP loop over the batch
 //   lapacke    LAPACKE_?potrf_work / ?getrf_work per matrix, an OpenMP loop (OpenBLAS LAPACK)
@@ -49,6 +51,10 @@ extern "C" void openblas_set_num_threads(int);
 
 namespace tb = tinybatch;
 using tb::index_t;
+
+/// The generic per-matrix loops on OpenMP threads: what `par` ran before the SIMD kernels,
+/// and the measurement behind each entry of host/tuning.hpp.
+constexpr tb::parallel_policy<tb::kernels::reference> ref_par{};
 
 namespace {
 
@@ -163,7 +169,7 @@ struct bench {
     tb::strided_view<T, N, N> c(C.data(), count);
     std::vector<std::pair<std::string, std::function<void()>>> impls;
     impls.push_back({"tinybatch_par", [&] { tb::gemm(tb::par, a, b, c); }});
-    impls.push_back({"tinybatch_seq", [&] { tb::gemm(tb::seq, a, b, c); }});
+    impls.push_back({"tb_reference_par", [&] { tb::gemm(ref_par, a, b, c); }});
     impls.push_back({"eigen", [&] {
 #pragma omp parallel for schedule(static)
                        for (index_t k = 0; k < count; ++k) {
@@ -247,7 +253,7 @@ struct bench {
     if (op == "potrf") {
       if (compact) impls.push_back({"tb_compact_par", [&] { tb::potrf(tb::par, tb::lower, C, info_s); }});
       impls.push_back({"tinybatch_par", [&] { tb::potrf(tb::par, tb::lower, a, info_s); }});
-      impls.push_back({"tinybatch_seq", [&] { tb::potrf(tb::seq, tb::lower, a, info_s); }});
+      impls.push_back({"tb_reference_par", [&] { tb::potrf(ref_par, tb::lower, a, info_s); }});
       impls.push_back({"eigen", [&] {
 #pragma omp parallel for schedule(static)
                          for (index_t k = 0; k < count; ++k) {
@@ -271,7 +277,7 @@ struct bench {
     } else {
       if (compact) impls.push_back({"tb_compact_par", [&] { tb::getrf(tb::par, C, piv_s, info_s); }});
       impls.push_back({"tinybatch_par", [&] { tb::getrf(tb::par, a, piv_s, info_s); }});
-      impls.push_back({"tinybatch_seq", [&] { tb::getrf(tb::seq, a, piv_s, info_s); }});
+      impls.push_back({"tb_reference_par", [&] { tb::getrf(ref_par, a, piv_s, info_s); }});
       impls.push_back({"eigen", [&] {
 #pragma omp parallel for schedule(static)
                          for (index_t k = 0; k < count; ++k) {
@@ -352,7 +358,7 @@ struct bench {
     if (lu) {
       if (opt.compact) impls.push_back({"tb_compact_par", [&] { tb::getrs(tb::par, tb::no_trans, CA, piv_s, CB); }});
       impls.push_back({"tinybatch_par", [&] { tb::getrs(tb::par, tb::no_trans, a, piv_s, b); }});
-      impls.push_back({"tinybatch_seq", [&] { tb::getrs(tb::seq, tb::no_trans, a, piv_s, b); }});
+      impls.push_back({"tb_reference_par", [&] { tb::getrs(ref_par, tb::no_trans, a, piv_s, b); }});
       impls.push_back({"eigen", [&] {
 #pragma omp parallel for schedule(static)
                          for (index_t k = 0; k < count; ++k) {
@@ -378,7 +384,7 @@ struct bench {
     } else {
       if (opt.compact) impls.push_back({"tb_compact_par", [&] { tb::potrs(tb::par, tb::lower, CA, CB); }});
       impls.push_back({"tinybatch_par", [&] { tb::potrs(tb::par, tb::lower, a, b); }});
-      impls.push_back({"tinybatch_seq", [&] { tb::potrs(tb::seq, tb::lower, a, b); }});
+      impls.push_back({"tb_reference_par", [&] { tb::potrs(ref_par, tb::lower, a, b); }});
       impls.push_back({"eigen", [&] {
 #pragma omp parallel for schedule(static)
                          for (index_t k = 0; k < count; ++k) {
@@ -438,7 +444,7 @@ struct bench {
     std::vector<std::pair<std::string, std::function<void()>>> impls;
     if (opt.compact) impls.push_back({"tb_compact_par", [&] { tb::inverse(tb::par, CA, CX, info_s); }});
     impls.push_back({"tinybatch_par", [&] { tb::inverse(tb::par, a, x, info_s); }});
-    impls.push_back({"tinybatch_seq", [&] { tb::inverse(tb::seq, a, x, info_s); }});
+    impls.push_back({"tb_reference_par", [&] { tb::inverse(ref_par, a, x, info_s); }});
     impls.push_back({"eigen", [&] {
 #pragma omp parallel for schedule(static)
                        for (index_t k = 0; k < count; ++k) {

@@ -16,6 +16,7 @@
 
 #if TINYBATCH_HOST_SIMD
 
+#include <cstring>
 #include <memory>
 #include <type_traits>
 
@@ -66,14 +67,15 @@ struct scratch {
 
 /// buf := matrices k0 .. k0 + W - 1 of `a` (M x N), compact with group width W; lanes at or
 /// past `count` get the identity, on which every kernel is harmless. A full block goes
-/// element by element (W loads, one vector store), so the lanes are built in registers.
-template <class P, int M, int N, class T>
+/// through the lane kernels' in-register transposes (Ops::stage_in) where they apply.
+template <class P, class Ops, int M, int N, class T>
 TINYBATCH_LANES_INLINE void gather(const matrix_starts<T>& a, index_t k0, index_t count, T* buf) {
   constexpr int W = lane_traits<P>::width;
   if (k0 + W <= count) {
     const T* s[W];
     for (int l = 0; l < W; ++l) s[l] = a[k0 + l];
-    for (int j = 0; j < N; ++j)
+    if (Ops::template stage_in<P, M, N>(s, a.ld, buf)) return;
+    for (int j = 0; j < N; ++j)  // element by element, each vector built in registers
       for (int i = 0; i < M; ++i) {
         P v;
 #pragma GCC unroll 16
@@ -96,7 +98,7 @@ TINYBATCH_LANES_INLINE void gather(const matrix_starts<T>& a, index_t k0, index_
 }
 
 /// The lanes of buf back into their matrices, for the lanes below `count` where keep(l).
-template <class P, int M, int N, class T, class Keep>
+template <class P, class Ops, int M, int N, class T, class Keep>
 TINYBATCH_LANES_INLINE void scatter(const T* buf, const matrix_starts<T>& a, index_t k0, index_t count,
                                     Keep&& keep) {
   constexpr int W = lane_traits<P>::width;
@@ -105,6 +107,7 @@ TINYBATCH_LANES_INLINE void scatter(const T* buf, const matrix_starts<T>& a, ind
   if (all) {
     T* d[W];
     for (int l = 0; l < W; ++l) d[l] = a[k0 + l];
+    if (Ops::template stage_out<P, M, N>(buf, d, a.ld)) return;
     for (int j = 0; j < N; ++j)
       for (int i = 0; i < M; ++i) {
         P v;
@@ -155,9 +158,9 @@ template <int M, int N, class T, class Policy>
 bool getrf(const Policy& policy, const matrix_starts<T>& a, index_t count, const pivot_view& ipiv, int* info) {
   return for_lane_blocks<T, M * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
     TINYBATCH_STAGED_LANES(tag, w);
-    gather<P, M, N>(a, k0, e, buf);
+    gather<P, Ops, M, N>(a, k0, e, buf);
     Ops::template getrf<P, M, N, W>(buf, ipiv, info, k0, e);
-    scatter<P, M, N>(buf, a, k0, e, all_lanes);
+    scatter<P, Ops, M, N>(buf, a, k0, e, all_lanes);
   });
 }
 
@@ -166,9 +169,9 @@ bool potrf(const Policy& policy, const matrix_starts<T>& a, index_t count, int* 
   // The other triangle goes through the buffer unchanged and comes back bit for bit.
   return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
     TINYBATCH_STAGED_LANES(tag, w);
-    gather<P, N, N>(a, k0, e, buf);
+    gather<P, Ops, N, N>(a, k0, e, buf);
     Ops::template potrf<P, N, W, Lower>(buf, info, k0, e);
-    scatter<P, N, N>(buf, a, k0, e, all_lanes);
+    scatter<P, Ops, N, N>(buf, a, k0, e, all_lanes);
   });
 }
 
@@ -184,10 +187,10 @@ bool getrs(const Policy& policy, const matrix_starts<T>& a, const pivot_view& ip
                             [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
                               TINYBATCH_STAGED_LANES(tag, w);
                               const std::size_t sa = std::size_t(N) * N * W;
-                              gather<P, N, N>(a, k0, e, buf);
-                              gather<P, N, NRHS>(b, k0, e, buf + sa);
+                              gather<P, Ops, N, N>(a, k0, e, buf);
+                              gather<P, Ops, N, NRHS>(b, k0, e, buf + sa);
                               Ops::template getrs<P, N, NRHS, W, Trans>(buf, ipiv, buf + sa, k0, e);
-                              scatter<P, N, NRHS>(buf + sa, b, k0, e, solved_lanes(info, k0));
+                              scatter<P, Ops, N, NRHS>(buf + sa, b, k0, e, solved_lanes(info, k0));
                             });
 }
 
@@ -198,10 +201,10 @@ bool potrs(const Policy& policy, const matrix_starts<T>& a, const matrix_starts<
                             [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
                               TINYBATCH_STAGED_LANES(tag, w);
                               const std::size_t sa = std::size_t(N) * N * W;
-                              gather<P, N, N>(a, k0, e, buf);
-                              gather<P, N, NRHS>(b, k0, e, buf + sa);
+                              gather<P, Ops, N, N>(a, k0, e, buf);
+                              gather<P, Ops, N, NRHS>(b, k0, e, buf + sa);
                               Ops::template potrs<P, N, NRHS, W, Lower>(buf, buf + sa);
-                              scatter<P, N, NRHS>(buf + sa, b, k0, e, solved_lanes(info, k0));
+                              scatter<P, Ops, N, NRHS>(buf + sa, b, k0, e, solved_lanes(info, k0));
                             });
 }
 
@@ -213,10 +216,10 @@ bool trsm(const Policy& policy, T alpha, const matrix_starts<T>& a, const matrix
                             [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
                               TINYBATCH_STAGED_LANES(tag, w);
                               const std::size_t sa = std::size_t(K) * K * W;
-                              gather<P, K, K>(a, k0, e, buf);
-                              gather<P, M, N>(b, k0, e, buf + sa);
+                              gather<P, Ops, K, K>(a, k0, e, buf);
+                              gather<P, Ops, M, N>(b, k0, e, buf + sa);
                               Ops::template trsm<P, M, N, W, Left, Lower, Trans, Unit>(alpha, buf, buf + sa);
-                              scatter<P, M, N>(buf + sa, b, k0, e, all_lanes);
+                              scatter<P, Ops, M, N>(buf + sa, b, k0, e, all_lanes);
                             });
 }
 
@@ -225,9 +228,9 @@ template <int N, class T, class Policy>
 bool getri(const Policy& policy, const matrix_starts<T>& a, const pivot_view& ipiv, index_t count, int* info) {
   return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
     TINYBATCH_STAGED_LANES(tag, w);
-    gather<P, N, N>(a, k0, e, buf);
+    gather<P, Ops, N, N>(a, k0, e, buf);
     Ops::template getri<P, N, W>(buf, ipiv, info, k0, e);
-    scatter<P, N, N>(buf, a, k0, e, all_lanes);
+    scatter<P, Ops, N, N>(buf, a, k0, e, all_lanes);
   });
 }
 
@@ -236,9 +239,9 @@ template <int N, class T, class Policy>
 bool inverse(const Policy& policy, const matrix_starts<T>& a, const matrix_starts<T>& x, index_t count, int* info) {
   return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
     TINYBATCH_STAGED_LANES(tag, w);
-    gather<P, N, N>(a, k0, e, buf);
+    gather<P, Ops, N, N>(a, k0, e, buf);
     Ops::template inverse<P, N, W>(buf, buf, info, k0, e);
-    scatter<P, N, N>(buf, x, k0, e, all_lanes);
+    scatter<P, Ops, N, N>(buf, x, k0, e, all_lanes);
   });
 }
 
