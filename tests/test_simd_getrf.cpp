@@ -55,6 +55,7 @@ void check_shape() {
         }
     INFO("isa " << name(s) << ", M N = " << M << " " << N << ", count " << big_count);
     CHECK(one_getrf<T, M, N>(simd_par, shape::padded, true, big_count, 0) == "");
+    CHECK(one_getrf<T, M, N>(simd_par, shape::packed, false, big_count, 1) == "");
   }
 }
 

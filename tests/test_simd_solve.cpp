@@ -157,7 +157,11 @@ void check_size() {
     for (shape sh : {shape::padded, shape::packed})
       for (bool pointers : {false, true})
         for (index_t count : small_counts) layouts.push_back({sh, pointers, count});
+    // Full lane blocks of 8 and 16 (whole-matrix staging through transposes, the last run
+    // ending at the end of the allocation), a partial last block, threads.
     layouts.push_back({shape::padded, true, big_count});
+    layouts.push_back({shape::packed, false, big_count});
+    layouts.push_back({shape::packed, true, 37});
     for (const layout& L : layouts) {
       ++variant;
       INFO("isa " << name(s) << ", n = " << N << ", " << name(L.sh) << (L.pointers ? ", pointers" : ", strided")

@@ -72,11 +72,18 @@ class batch {
     if constexpr (std::is_same_v<Space, host_space>) first_touch(stride);
   }
 
-  /// Zeroes the matrices from the threads that `par` gives them to (the same static split
-  /// over the batch), so that on a NUMA machine each thread's matrices sit in its own node's
-  /// memory: the operating system places a page where it is first written.
+  /// Zeroes the matrices from the threads that `par` gives them to (the same split over the
+  /// batch, up to a 64-byte group of the SIMD kernels), so that on a NUMA machine each
+  /// thread's matrices sit in its own node's memory: the operating system places a page
+  /// where it is first written. Small batches (under 4 MiB) are zeroed by the calling thread.
   void first_touch(index_t stride) {
     T* p = mem_.get();
+    const std::size_t bytes = sizeof(T) * std::size_t(stride * count());
+    if (p == nullptr || bytes == 0) return;
+    if (bytes < (std::size_t(4) << 20)) {
+      std::memset(static_cast<void*>(p), 0, bytes);
+      return;
+    }
     detail::for_each_range(parallel_policy<>{}, count(), [&](index_t k0, index_t k1) {
       std::memset(static_cast<void*>(p + k0 * stride), 0, sizeof(T) * std::size_t((k1 - k0) * stride));
     });

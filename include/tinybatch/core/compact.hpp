@@ -94,9 +94,12 @@ class compact_batch {
     // split), so that pages land on those threads' NUMA nodes.
     T* p = data_.get();
     constexpr index_t gs = compact_view<T, M, N>::group_size;
-    detail::for_each_range(parallel_policy<>{}, groups, [&](index_t g0, index_t g1) {
-      std::fill_n(p + g0 * gs, (g1 - g0) * gs, T(0));
-    });
+    if (std::size_t(elems) * sizeof(T) < (std::size_t(4) << 20))  // small: no threads
+      std::fill_n(p, elems, T(0));
+    else
+      detail::for_each_range(parallel_policy<>{}, groups, [&](index_t g0, index_t g1) {
+        std::fill_n(p + g0 * gs, (g1 - g0) * gs, T(0));
+      });
     for (index_t k = count; k < groups * width; ++k)
       for (int d = 0; d < std::min(M, N); ++d) view_(k, d, d) = T(1);
   }

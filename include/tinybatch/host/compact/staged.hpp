@@ -10,6 +10,13 @@
 //
 // Pivots and info come out of the lane kernels exactly as the reference's (same order of
 // arithmetic); lanes past the end of the batch hold identities and write nothing.
+//
+// What is read and written differs from the reference in one respect: whole matrices go
+// through the buffer. potrf reads both triangles and writes the other one back with its bits
+// unchanged; getrs / potrs read the factors and pivots of the matrices they then skip
+// (info != 0) and leave their right-hand sides untouched; getri leaves a failed matrix
+// untouched. A program that writes the other triangle from another thread during the call,
+// or passes no pivots for failed matrices, needs kernels::reference.
 #pragma once
 
 #include "../simd/arch.hpp"
@@ -40,11 +47,10 @@ inline constexpr std::size_t l1_stage_bytes = 32 * 1024;
 /// whose staged operands (`bytes_per_lane` each lane) fit l1_stage_bytes; false where there is
 /// no SIMD (the caller then runs the reference).
 template <class T, std::size_t BytesPerLane, class F>
-bool with_vector_lanes(F&& f) {
+bool with_vector_lanes(simd::isa s, F&& f) {
   constexpr int w512 = simd::lanes<simd::avx512, T>, w256 = simd::lanes<simd::avx2, T>;
   constexpr int w512_fit = BytesPerLane * w512 <= l1_stage_bytes ? w512 : w256;
   constexpr int w256_fit = BytesPerLane * w256 <= l1_stage_bytes ? w256 : w256 / 2;
-  const simd::isa s = simd::active_isa();
   if (s == simd::isa::avx512) {
     simd::run_avx512(f, lanes<simd::pack<T, w512_fit>, avx512::ops>{});
     return true;
@@ -133,12 +139,13 @@ inline constexpr auto all_lanes = [](int) { return true; };
 /// lanes, so no W-block straddles two threads but the last. False where there is no SIMD.
 template <class T, std::size_t Elems, class Policy, class Body>
 bool for_lane_blocks(const Policy& policy, index_t count, Body&& body) {
-  if (simd::active_isa() == simd::isa::none) return false;
+  const simd::isa s = simd::active_isa();  // once per call: every thread runs the same set
+  if (s == simd::isa::none) return false;
   constexpr int G = compact_width<T>;
   for_each_range(policy, (count + G - 1) / G, [&](index_t g0, index_t g1) {
     const index_t b = g0 * G, e = g1 * G < count ? g1 * G : count;
     const scratch<T> buf(Elems * G);
-    with_vector_lanes<T, Elems * sizeof(T)>([&](auto tag) {
+    with_vector_lanes<T, Elems * sizeof(T)>(s, [&](auto tag) {
       constexpr int W = lane_traits<typename decltype(tag)::type>::width;
       for (index_t k0 = b; k0 < e; k0 += W) body(tag, std::integral_constant<int, W>{}, k0, e, buf.get());
     });
@@ -230,7 +237,7 @@ bool getri(const Policy& policy, const matrix_starts<T>& a, const pivot_view& ip
     TINYBATCH_STAGED_LANES(tag, w);
     gather<P, Ops, N, N>(a, k0, e, buf);
     Ops::template getri<P, N, W>(buf, ipiv, info, k0, e);
-    scatter<P, Ops, N, N>(buf, a, k0, e, all_lanes);
+    scatter<P, Ops, N, N>(buf, a, k0, e, [&](int l) { return info[k0 + l] == 0; });  // else untouched
   });
 }
 
