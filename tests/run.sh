@@ -22,9 +22,11 @@ meson test -C build/release --print-errorlogs --num-processes "$jobs"
 
 echo "== AddressSanitizer + UBSan build of the host tests =="
 # -O1 with line tables only: a readable report, and half the compile time of -O2 -g. The
-# SIMD tests are built for representative sizes here (every size in the release build).
+# SIMD tests are built for representative sizes here (every size in the release build), and
+# the grid tests run the reference path (-Dgrid_simd=false): the SIMD kernels are checked
+# under the sanitizers by test_simd_* and test_compact, and in the release build by all.
 tb_setup build/asan --buildtype=plain -Doptimization=1 -Dcuda=disabled -Dbenchmarks=false \
-  -Dexamples=false -Dsimd_test_sizes=sparse -Dcompact_test_sizes=few -Db_sanitize=address,undefined -Db_lundef=false \
+  -Dexamples=false -Dsimd_test_sizes=sparse -Dcompact_test_sizes=few -Dgrid_simd=false -Db_sanitize=address,undefined -Db_lundef=false \
   "-Dcpp_args=['-g1', '-fno-sanitize-recover=all', '-fno-omit-frame-pointer']"
 ninja -C build/asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
