@@ -9,10 +9,15 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 #include <utility>
+
+#if defined(__x86_64__)
+#include <immintrin.h>  // vector square roots (kernels.inc)
+#endif
 
 #include "../../core/config.hpp"
 #include "../../core/pivots.hpp"

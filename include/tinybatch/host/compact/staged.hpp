@@ -37,11 +37,15 @@ namespace tinybatch::detail::compact::staged {
 
 using simd::matrix_starts;
 
-/// Bytes of staged operands that still run at full vector width: the buffers then stay in
-/// L1 (48 KiB on current Xeons) next to the kernels' other data. Larger ones run at half the
-/// width (n > 22 in double with AVX-512): at n = 32 the full-width group (64 KiB) made every
-/// rank-1 update of getrf an L2 round trip, 2.3 times slower than half the lanes.
-inline constexpr std::size_t l1_stage_bytes = 32 * 1024;
+/// Bytes of staged operands that still run at full vector width; larger ones run at half the
+/// width. 64 KiB keeps full width at every n <= 32 in double except the solves' matrix plus
+/// right-hand sides at n = 32. Before getrf and getri were register-tiled, full width at n = 32
+/// (a 64 KiB group, past the 48 KiB L1) made every rank-1 update an L2 round trip and the
+/// limit was 32 KiB; since, full width measured faster (double, one thread, ns per matrix,
+/// 64 against 32 KiB: getrf n = 28 1343-1445 / 1585-1663, n = 32 2026-2168 / 2141-2278;
+/// inverse n = 24 1343-1418 / 1688-1724, n = 32 3200-3301 / 3545-3783; potrf n = 32 904-924 /
+/// 1049-1111; getrs n = 32 511-533 / 485-498).
+inline constexpr std::size_t l1_stage_bytes = 64 * 1024;
 
 /// Calls f(lanes<P, Ops>{}) compiled for the active instruction set, P the widest lanes of it
 /// whose staged operands (`bytes_per_lane` each lane) fit l1_stage_bytes; false where there is
@@ -132,6 +136,43 @@ TINYBATCH_LANES_INLINE void scatter(const T* buf, const matrix_starts<T>& a, ind
   }
 }
 inline constexpr auto all_lanes = [](int) { return true; };
+
+/// Whether getri's column interchanges are left to scatter_columns: from the order where the
+/// kernels stop unrolling (below it the swaps are blends in registers, and moving whole
+/// columns one by one cost more than the swaps: inverse, double, n = 3, 9.9 against 18.2 ns).
+constexpr bool defer_column_swaps(int n) {
+  return n > generic::full_unroll;
+}
+
+/// scatter with getri's column interchanges applied on the way: column j of lane l's
+/// buffer goes to column dest[l * N + j] of its matrix (kernels.inc, column_destinations).
+template <class P, class Ops, int M, int N, class T, class Keep>
+TINYBATCH_LANES_INLINE void scatter_columns(const T* buf, const int* dest, const matrix_starts<T>& a, index_t k0,
+                                            index_t count, Keep&& keep) {
+  constexpr int W = lane_traits<P>::width;
+  bool all = k0 + W <= count;
+  for (int l = 0; l < W && all; ++l) all = keep(l);
+  for (int j = 0; j < N; ++j) {
+    const T* s = buf + std::size_t(j) * M * W;
+    if (all) {
+      T* d[W];
+      for (int l = 0; l < W; ++l) d[l] = a[k0 + l] + index_t(dest[l * N + j]) * a.ld;
+      if (Ops::template stage_out_column<P, M>(s, d)) continue;
+      for (int i = 0; i < M; ++i) {
+        P v;
+        std::memcpy(&v, s + i * W, sizeof v);
+#pragma GCC unroll 16
+        for (int l = 0; l < W; ++l) d[l][i] = v[l];
+      }
+      continue;
+    }
+    for (int l = 0; l < W && k0 + l < count; ++l) {
+      if (!keep(l)) continue;
+      T* d = a[k0 + l] + index_t(dest[l * N + j]) * a.ld;
+      for (int i = 0; i < M; ++i) d[i] = s[i * W + l];
+    }
+  }
+}
 
 /// body(tag, W, k0, e, scratch) for every W matrices k0.. of each thread's range [b, e) of
 /// the batch, with the lanes of the active instruction set and scratch for `Elems` elements
@@ -235,9 +276,16 @@ template <int N, class T, class Policy>
 bool getri(const Policy& policy, const matrix_starts<T>& a, const pivot_view& ipiv, index_t count, int* info) {
   return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
     TINYBATCH_STAGED_LANES(tag, w);
+    const auto inverted = [&](int l) { return info[k0 + l] == 0; };  // else untouched
     gather<P, Ops, N, N>(a, k0, e, buf);
-    Ops::template getri<P, N, W>(buf, ipiv, info, k0, e);
-    scatter<P, Ops, N, N>(buf, a, k0, e, [&](int l) { return info[k0 + l] == 0; });  // else untouched
+    if constexpr (defer_column_swaps(N)) {
+      int dest[W * N];
+      Ops::template getri<P, N, W, true>(buf, ipiv, info, k0, e, dest);
+      scatter_columns<P, Ops, N, N>(buf, dest, a, k0, e, inverted);
+    } else {
+      Ops::template getri<P, N, W>(buf, ipiv, info, k0, e);
+      scatter<P, Ops, N, N>(buf, a, k0, e, inverted);
+    }
   });
 }
 
@@ -247,8 +295,14 @@ bool inverse(const Policy& policy, const matrix_starts<T>& a, const matrix_start
   return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
     TINYBATCH_STAGED_LANES(tag, w);
     gather<P, Ops, N, N>(a, k0, e, buf);
-    Ops::template inverse<P, N, W>(buf, buf, info, k0, e);
-    scatter<P, Ops, N, N>(buf, x, k0, e, all_lanes);
+    if constexpr (defer_column_swaps(N)) {
+      int dest[W * N];
+      Ops::template inverse<P, N, W, true>(buf, buf, info, k0, e, dest);
+      scatter_columns<P, Ops, N, N>(buf, dest, x, k0, e, all_lanes);
+    } else {
+      Ops::template inverse<P, N, W>(buf, buf, info, k0, e);
+      scatter<P, Ops, N, N>(buf, x, k0, e, all_lanes);
+    }
   });
 }
 
