@@ -5,7 +5,9 @@
 # then tests/cuda/run-device.sh (full grid, then memcheck and racecheck on the small grid).
 # Everything lands in $OUT: bench-build.log, bench.log, bench_gpu.csv and the test logs.
 # Knobs: TB_GIB (GiB per operand, default 1), TB_BENCH_OPS, TB_SKIP_TESTS=1, TB_SKIP_BENCH=1,
-# TB_SWEEP=1 (also build and run the tuning sweep sweep_gpu: sweep_gpu.csv, sweep.log).
+# TB_SWEEP=1 (also build and run the tuning sweep sweep_gpu: sweep_gpu.csv, sweep.log),
+# TB_SWEEP_OPS (sweep_gpu --ops, default getrf,inverse,potrf,gemm), TINYBATCH_PROGRAMS (build and
+# run only these GPU test programs, as tests/cuda/run-device.sh takes them), TINYBATCH_SANITIZE=0.
 set -uo pipefail
 root=$(pwd)
 out=${OUT:-$root/device-logs}
@@ -15,15 +17,20 @@ export OUT=$out
 (
   [ -f build-bench/build.ninja ] ||
     meson setup build-bench -Dcuda=enabled -Dtests=false -Dbenchmarks=true -Dexamples=false
-  ninja -C build-bench bench/gpu/bench_gpu $([ "${TB_SWEEP:-0}" = 1 ] && echo bench/gpu/sweep_gpu)
+  ninja -C build-bench $([ "${TB_SKIP_BENCH:-0}" != 1 ] && echo bench/gpu/bench_gpu) \
+    $([ "${TB_SWEEP:-0}" = 1 ] && echo bench/gpu/sweep_gpu)
 ) >"$out/bench-build.log" 2>&1 &
 bpid=$!
 (
   [ -f build-device/build.ninja ] ||
     meson setup build-device -Dcuda=enabled -Dtests=true -Dbenchmarks=false -Dexamples=false
   # every GPU test program the build defines (the fast solves are four each on full grids)
-  ninja -C build-device $(ninja -C build-device -t targets all | grep -oE '^tests/cuda/test_cuda_[a-z0-9_]+:' |
-    tr -d : | grep -v test_cuda_host)
+  want='test_cuda_[a-z0-9_]+'
+  [ -n "${TINYBATCH_PROGRAMS:-}" ] && want="($(echo $TINYBATCH_PROGRAMS | sed 's/ /|/g'))(_[0-3])?"
+  if [ "${TB_SKIP_TESTS:-0}" != 1 ]; then
+    ninja -C build-device $(ninja -C build-device -t targets all | grep -oE "^tests/cuda/${want}:" |
+      tr -d : | grep -v test_cuda_host)
+  fi
 ) >"$out/test-build.log" 2>&1
 trc=$?
 wait $bpid
@@ -39,7 +46,8 @@ if [ "${TB_SKIP_BENCH:-0}" != 1 ] && [ $brc -eq 0 ]; then
 fi
 if [ "${TB_SWEEP:-0}" = 1 ] && [ $brc -eq 0 ]; then
   timeout "${TB_SWEEP_TIMEOUT:-300}" build-bench/bench/gpu/sweep_gpu --gib "${TB_GIB:-1}" \
-    --csv "$out/sweep_gpu.csv" --commit "${TB_COMMIT:-unknown}" >"$out/sweep.log" 2>&1
+    --csv "$out/sweep_gpu.csv" --commit "${TB_COMMIT:-unknown}" --ops "${TB_SWEEP_OPS:-getrf,inverse,potrf,gemm}" \
+    >"$out/sweep.log" 2>&1
   echo "sweep rc=$?"
 fi
 if [ "${TB_SKIP_TESTS:-0}" != 1 ]; then

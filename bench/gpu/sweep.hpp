@@ -16,6 +16,8 @@ using tinybatch::index_t;
 struct options {
   double gib = 1.0;
   int reps = 7;
+  std::string ops = "getrf,inverse,potrf,gemm";  ///< which parts of each (type, n) to run
+  bool has(const char* op) const { return ("," + ops + ",").find("," + std::string(op) + ",") != std::string::npos; }
 };
 
 /// One measured point: roofline fraction = bytes / ms / the measured copy bandwidth.
@@ -32,6 +34,8 @@ struct context {
   std::vector<row>* rows = nullptr;
   /// Median ms of `run` over o.reps after a warm-up.
   std::function<double(const std::function<void()>&)> time_ms;
+  /// The same with `restore` run before each run, untimed (in-place routines).
+  std::function<double(const std::function<void()>&, const std::function<void()>&)> time_restored;
   void record(const char* op, const std::string& impl, const char* prec, int n, index_t batch, double ms,
               double flops_per, double bytes) const {
     row r{op, impl, prec, n, batch, ms, flops_per * double(batch) / (ms * 1e6), bytes / (ms * 1e6), 0};

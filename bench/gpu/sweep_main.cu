@@ -1,6 +1,7 @@
 // The tuning sweep behind cuda/kernels/tuning.hpp (issue #4), on the GPU machine:
-//   sweep_gpu [--gib 1] [--reps 7] [--csv file] [--commit id]
-// Runs every part of sweep.hpp (sweep_part.cu): the fast inverse at each launch shape, and
+//   sweep_gpu [--gib 1] [--reps 7] [--csv file] [--commit id] [--ops getrf,inverse,potrf,gemm]
+// Runs every part of sweep.hpp (sweep_part.cu): getrf and the fast inverse at each launch
+// shape and pivot search (against cublas<t>getrfBatched for getrf), and
 // the fast gemm against cublas<t>gemmStridedBatched around the crossover; writes one CSV in
 // bench_gpu's format (impl = the launch shape for the inverse). Times: CUDA events, median
 // of --reps after a warm-up; roofline from the device-to-device copy bandwidth measured at
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
     else if (a == "--reps") o.reps = std::atoi(argv[i + 1]);
     else if (a == "--csv") csv = argv[i + 1];
     else if (a == "--commit") commit = argv[i + 1];
+    else if (a == "--ops") o.ops = argv[i + 1];
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
   }
   int ndev = 0;
@@ -37,9 +39,10 @@ int main(int argc, char** argv) {
   TINYBATCH_CUDA_CHECK(cudaEventCreate(&ev1));
   std::vector<sweep::row> rows;
   sweep::context c{o, 0, &rows, {}};
-  c.time_ms = [&](const std::function<void()>& run) {
+  c.time_restored = [&](const std::function<void()>& run, const std::function<void()>& restore) {
     std::vector<float> t;
     for (int r = 0; r <= o.reps; ++r) {
+      if (restore) restore();
       TINYBATCH_CUDA_CHECK(cudaEventRecord(ev0));
       run();
       TINYBATCH_CUDA_CHECK(cudaEventRecord(ev1));
@@ -52,6 +55,7 @@ int main(int argc, char** argv) {
     std::sort(t.begin(), t.end());
     return double(t[t.size() / 2]);
   };
+  c.time_ms = [&](const std::function<void()>& run) { return c.time_restored(run, {}); };
   cudaDeviceProp prop;
   TINYBATCH_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   {

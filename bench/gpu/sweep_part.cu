@@ -1,16 +1,23 @@
 // One (type, n) of the tuning sweep (sweep_main.cu), compiled once per part with
 // -DTB_SWEEP_T=float|double -DTB_SWEEP_P=s|d -DTB_SWEEP_N=n (bench/gpu/meson.build).
-//   inverse (n in 2, 3, 4, 5, 8, 12, 16, 20, 24, 32): the fast kernel at every launch shape
-//     below (threads, register cap through __launch_bounds__ min blocks, staged through
-//     shared memory or row by row), out of place, 1 GiB per operand, and the [A | I] kernel
-//     it replaced (inverse_before.cuh) at its last tuned shape;
+//   getrf (n in 2, 3, 4, 5, 8, 12, 16, 20, 24, 32): the fast kernel at tuning.hpp's shape
+//     with the butterfly pivot search, then with the default search (pivot_method::fit) at
+//     the launch shapes below (threads, register cap through __launch_bounds__ min blocks),
+//     in place with the input restored before each run, and cublas<t>getrfBatched on the
+//     same data (the staged kernel of 045adb9 and the variants that lost to this one were
+//     measured by the sweep of bench/results/gpu-h100-1b98ad3-dirty-sweep-variants.csv, then removed);
+//   potrf (same n, lower): the fast kernel at tuning.hpp's shape and at the shapes below,
+//     staged through shared memory or row by row, in place on diagonally dominant input
+//     restored before each run;
+//   inverse (same n): the fast kernel at every launch shape below, out of place, 1 GiB per
+//     operand, and with each pivot search at tuning.hpp's shape (the [A | I] kernel it
+//     replaced, measured by the sweep of 0b57285, is gone);
 //   gemm (n in 16 .. 24, 28, 32): the fast kernel (cuda::fast::gemm) and
 //     cublas<t>gemmStridedBatched on the same data (beta = 0): the crossover.
 #include <cublas_v2.h>
 
 #include <tinybatch/cuda.hpp>
 
-#include "inverse_before.cuh"
 #include "sweep.hpp"
 
 #define TB_STR2(x) #x
@@ -38,28 +45,29 @@ constexpr bool inverse_size = N == 2 || N == 3 || N == 4 || N == 5 || N == 8 || 
                               N == 20 || N == 24 || N == 32;
 constexpr bool gemm_size = N >= 16;
 
-template <k::launch_shape S>
+constexpr const char* pm_name(k::pivot_method m) {
+  return m == k::pivot_method::butterfly ? "butterfly" : m == k::pivot_method::redux ? "redux" : "fit";
+}
+std::string shape_name(k::launch_shape S) {
+  return "t" + std::to_string(S.threads) + "_mb" + std::to_string(S.min_blocks) + (S.staged ? "_staged" : "_direct");
+}
+
+template <k::launch_shape S, k::pivot_method PM = k::default_pivot>
 void inverse_shape(const sweep::context& c, const tb::strided_view<const T, N, N>& A,
-                   const tb::strided_view<T, N, N>& X, int* info, double bytes) {
-  const double ms = c.time_ms([&] { tb::cuda::fast::detail_fast::inverse_with<S>(cudaStream_t{}, A, X, info); });
-  const std::string impl = "t" + std::to_string(S.threads) + "_mb" + std::to_string(S.min_blocks) +
-                           (S.staged ? "_staged" : "_direct");
+                   const tb::strided_view<T, N, N>& X, int* info, double bytes, bool named = false) {
+  const double ms =
+      c.time_ms([&] { tb::cuda::fast::detail_fast::inverse_with<S, PM>(cudaStream_t{}, A, X, info); });
+  const std::string impl = shape_name(S) + (named ? std::string("_") + pm_name(PM) : "");
   c.record("inverse", impl, TB_STR(TB_SWEEP_P), N, A.count(), ms, 2.0 * N * N * N, bytes);
 }
 
-/// The [A | I] kernel this sweep's kernel replaced, at its last tuned shape (before).
-void inverse_before(const sweep::context& c, const tb::strided_view<const T, N, N>& A,
-                    const tb::strided_view<T, N, N>& X, int* info, double bytes) {
-  constexpr int w = k::seg_width(N), np = (N + k::vec_width<T> - 1) / k::vec_width<T> * k::vec_width<T>;
-  constexpr int per = int(sizeof(T)) * (k::tile_stride(N * N, w) + 2 * k::vec_stride<T>(2 * np));
-  constexpr k::launch_shape S = N <= 4 ? k::launch_shape{128, 6} : N <= 8 ? k::launch_shape{128, 5}
-                              : N <= 16 ? k::launch_shape{128, 4} : k::launch_shape{64, 5};
-  constexpr int threads = k::fit_threads(S.threads, w, per);
-  const double ms = c.time_ms([&] {
-    sweep_before::inverse_augmented_kernel<T, N, threads, S.min_blocks>
-        <<<k::grid_for(A.count(), threads / w), threads>>>(k::at_of(A), k::at_of(X), A.count(), info);
-  });
-  c.record("inverse", "before_augmented", TB_STR(TB_SWEEP_P), N, A.count(), ms, 2.0 * N * N * N, bytes);
+template <k::launch_shape S, k::pivot_method PM = k::default_pivot>
+void getrf_shape(const sweep::context& c, const tb::strided_view<T, N, N>& A, const tb::pivot_view& pv, int* info,
+                 double bytes, const std::function<void()>& restore, bool named = false) {
+  const double ms = c.time_restored(
+      [&] { tb::cuda::fast::detail_fast::getrf_with<S, PM>(cudaStream_t{}, A, pv, info); }, restore);
+  const std::string impl = shape_name(S) + (named ? std::string("_") + pm_name(PM) : "");
+  c.record("getrf", impl, TB_STR(TB_SWEEP_P), N, A.count(), ms, 2.0 / 3 * N * N * N, bytes);
 }
 
 [[maybe_unused]] cublasStatus_t gemm_sb(cublasHandle_t h, const float* a, const float* b, float* cc, int batch) {
@@ -71,6 +79,37 @@ void inverse_before(const sweep::context& c, const tb::strided_view<const T, N, 
   const double one = 1, zero = 0;
   return cublasDgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, a, N, (long long)N * N, b, N,
                                    (long long)N * N, &zero, cc, N, (long long)N * N, batch);
+}
+
+[[maybe_unused]] cublasStatus_t getrf_b(cublasHandle_t h, float** a, int* piv, int* info, int batch) {
+  return cublasSgetrfBatched(h, N, a, N, piv, info, batch);
+}
+[[maybe_unused]] cublasStatus_t getrf_b(cublasHandle_t h, double** a, int* piv, int* info, int batch) {
+  return cublasDgetrfBatched(h, N, a, N, piv, info, batch);
+}
+
+/// Adds n + |a_ii| to the diagonal: the lower triangle is then that of a symmetric,
+/// diagonally dominant, positive definite matrix.
+__global__ void spd_kernel(T* a, index_t count) {
+  for (index_t e = index_t(blockIdx.x) * blockDim.x + threadIdx.x; e < count * N; e += index_t(gridDim.x) * blockDim.x) {
+    const index_t k = e / N;
+    const int i = int(e - k * N);
+    T& d = a[k * N * N + i + i * N];
+    d = T(N) + (d < T(0) ? -d : d);
+  }
+}
+
+template <k::launch_shape S>
+void potrf_shape(const sweep::context& c, const tb::strided_view<T, N, N>& A, int* info, double bytes,
+                 const std::function<void()>& restore) {
+  const double ms = c.time_restored(
+      [&] { tb::cuda::fast::detail_fast::potrf_with<S>(cudaStream_t{}, tb::uplo::lower, A, info); }, restore);
+  c.record("potrf", shape_name(S), TB_STR(TB_SWEEP_P), N, A.count(), ms, double(N) * N * N / 3, bytes);
+}
+
+__global__ void pointers_kernel(T** p, T* base, index_t count, index_t stride) {
+  for (index_t k = index_t(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += index_t(gridDim.x) * blockDim.x)
+    p[k] = base + k * stride;
 }
 
 }  // namespace
@@ -93,10 +132,46 @@ void TB_CAT(sweep, TB_SWEEP_P, TB_SWEEP_N)(const context& c) {
   TINYBATCH_CUDA_CHECK(cudaGetLastError());
   const tb::strided_view<const T, N, N> cA(A, batch);
   const tb::strided_view<T, N, N> vA(A, batch), vB(B, batch), vC(C, batch);
+  using S = k::launch_shape;
+  using PM = k::pivot_method;
   if constexpr (inverse_size) {
+  if (c.o.has("getrf")) {
+    // A0 keeps the input; A is restored from it before each run.
+    T* A0;
+    int* piv;
+    T** Ap;
+    TINYBATCH_CUDA_CHECK(cudaMalloc(&A0, mat * sizeof(T) * batch));
+    TINYBATCH_CUDA_CHECK(cudaMalloc(&piv, sizeof(int) * N * batch));
+    TINYBATCH_CUDA_CHECK(cudaMalloc(&Ap, sizeof(T*) * batch));
+    TINYBATCH_CUDA_CHECK(cudaMemcpy(A0, A, mat * sizeof(T) * batch, cudaMemcpyDeviceToDevice));
+    pointers_kernel<<<1024, 256>>>(Ap, A, batch, mat);
+    const auto restore = [&] {
+      TINYBATCH_CUDA_CHECK(cudaMemcpyAsync(A, A0, mat * sizeof(T) * batch, cudaMemcpyDeviceToDevice));
+    };
+    const tb::pivot_view pv(piv, index_t(N) * batch, N);
+    const double bytes = 2 * mb + 4.0 * double(N + 1) * double(batch);
+    constexpr S tuned = k::tuned(k::fast_op::getrf, sizeof(T), N);
+    getrf_shape<tuned, PM::butterfly>(c, vA, pv, info, bytes, restore, true);
+    getrf_shape<S{64, 0, false}>(c, vA, pv, info, bytes, restore);
+    getrf_shape<S{128, 0, false}>(c, vA, pv, info, bytes, restore);
+    getrf_shape<S{128, 4, false}>(c, vA, pv, info, bytes, restore);  // <= 128 registers
+    getrf_shape<S{128, 5, false}>(c, vA, pv, info, bytes, restore);  // <= 102
+    getrf_shape<S{128, 6, false}>(c, vA, pv, info, bytes, restore);  // <= 85
+    getrf_shape<S{256, 3, false}>(c, vA, pv, info, bytes, restore);  // <= 85
+    getrf_shape<S{256, 4, false}>(c, vA, pv, info, bytes, restore);  // <= 64
+    cublasHandle_t h;
+    TINYBATCH_CUDA_CHECK(cublasCreate(&h));
+    const double ms = c.time_restored([&] { TINYBATCH_CUDA_CHECK(getrf_b(h, Ap, piv, info, int(batch))); }, restore);
+    c.record("getrf", "cublas_getrf", TB_STR(TB_SWEEP_P), N, batch, ms, 2.0 / 3 * N * N * N, bytes);
+    TINYBATCH_CUDA_CHECK(cublasDestroy(h));
+    restore();
+    TINYBATCH_CUDA_CHECK(cudaDeviceSynchronize());
+    for (void* p : {(void*)A0, (void*)piv, (void*)Ap}) TINYBATCH_CUDA_CHECK(cudaFree(p));
+  }
+  if (c.o.has("inverse")) {
     const double bytes = 2 * mb + 4.0 * double(batch);
-    using S = k::launch_shape;
-    inverse_before(c, cA, vC, info, bytes);
+    constexpr S tuned = k::tuned(k::fast_op::inverse, sizeof(T), N);
+    inverse_shape<tuned, PM::butterfly>(c, cA, vC, info, bytes, true);
     inverse_shape<S{64, 0, false}>(c, cA, vC, info, bytes);
     inverse_shape<S{128, 0, false}>(c, cA, vC, info, bytes);
     inverse_shape<S{256, 0, false}>(c, cA, vC, info, bytes);
@@ -104,12 +179,39 @@ void TB_CAT(sweep, TB_SWEEP_P, TB_SWEEP_N)(const context& c) {
     inverse_shape<S{128, 5, false}>(c, cA, vC, info, bytes);  // <= 102
     inverse_shape<S{256, 3, false}>(c, cA, vC, info, bytes);  // <= 85
     inverse_shape<S{256, 4, false}>(c, cA, vC, info, bytes);  // <= 64
-    inverse_shape<S{128, 0, true}>(c, cA, vC, info, bytes);
-    inverse_shape<S{256, 0, true}>(c, cA, vC, info, bytes);
-    inverse_shape<S{128, 4, true}>(c, cA, vC, info, bytes);
-    inverse_shape<S{256, 3, true}>(c, cA, vC, info, bytes);
+  }
+  }
+  if constexpr (inverse_size) {
+  if (c.o.has("potrf")) {
+    // lower triangle, in place, the input (SPD) restored before each run
+    T* A0;
+    TINYBATCH_CUDA_CHECK(cudaMalloc(&A0, mat * sizeof(T) * batch));
+    spd_kernel<<<4096, 256>>>(B, batch);
+    TINYBATCH_CUDA_CHECK(cudaMemcpy(A0, B, mat * sizeof(T) * batch, cudaMemcpyDeviceToDevice));
+    const auto restore = [&] {
+      TINYBATCH_CUDA_CHECK(cudaMemcpyAsync(B, A0, mat * sizeof(T) * batch, cudaMemcpyDeviceToDevice));
+    };
+    const double bytes = 2 * mb + 4.0 * double(batch);
+    potrf_shape<k::tuned(k::fast_op::potrf, sizeof(T), N)>(c, vB, info, bytes, restore);
+    potrf_shape<S{256, 0, true}>(c, vB, info, bytes, restore);  // the shapes of 3c73957
+    potrf_shape<S{256, 3, true}>(c, vB, info, bytes, restore);
+    potrf_shape<S{128, 6, true}>(c, vB, info, bytes, restore);
+    potrf_shape<S{128, 0, true}>(c, vB, info, bytes, restore);
+    potrf_shape<S{64, 0, false}>(c, vB, info, bytes, restore);
+    potrf_shape<S{128, 0, false}>(c, vB, info, bytes, restore);
+    potrf_shape<S{256, 0, false}>(c, vB, info, bytes, restore);
+    potrf_shape<S{128, 4, false}>(c, vB, info, bytes, restore);
+    potrf_shape<S{128, 5, false}>(c, vB, info, bytes, restore);
+    potrf_shape<S{128, 6, false}>(c, vB, info, bytes, restore);
+    potrf_shape<S{256, 3, false}>(c, vB, info, bytes, restore);
+    potrf_shape<S{256, 4, false}>(c, vB, info, bytes, restore);
+    restore();
+    TINYBATCH_CUDA_CHECK(cudaDeviceSynchronize());
+    TINYBATCH_CUDA_CHECK(cudaFree(A0));
+  }
   }
   if constexpr (gemm_size) {
+  if (c.o.has("gemm")) {
     const double bytes = 3 * mb, fl = 2.0 * N * N * N;
     double ms = c.time_ms([&] { tb::cuda::fast::gemm(cudaStream_t{}, tb::op::no_trans, tb::op::no_trans, T(1), vA, vB, T(0), vC); });
     c.record("gemm", "tinybatch_fast", TB_STR(TB_SWEEP_P), N, batch, ms, fl, bytes);
@@ -118,6 +220,7 @@ void TB_CAT(sweep, TB_SWEEP_P, TB_SWEEP_N)(const context& c) {
     ms = c.time_ms([&] { TINYBATCH_CUDA_CHECK(gemm_sb(h, A, B, C, int(batch))); });
     c.record("gemm", "cublas_gemm_strided", TB_STR(TB_SWEEP_P), N, batch, ms, fl, bytes);
     TINYBATCH_CUDA_CHECK(cublasDestroy(h));
+  }
   }
   TINYBATCH_CUDA_CHECK(cudaDeviceSynchronize());
   for (void* p : {(void*)A, (void*)B, (void*)C, (void*)info}) TINYBATCH_CUDA_CHECK(cudaFree(p));

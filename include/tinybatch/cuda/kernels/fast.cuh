@@ -17,29 +17,35 @@ namespace tinybatch::cuda::fast {
 
 namespace k = fast_kernels;
 
+namespace detail_fast {
+/// The getrf kernel with launch shape S and pivot search PM (tuning.hpp's, or others:
+/// bench/gpu/sweep_part.cu).
+template <k::launch_shape S, k::pivot_method PM = k::default_pivot, class V>
+void getrf_with(CUstream_st* stream, const V& A, const pivot_view& ipiv, int* info) {
+  using T = typename V::value_type;
+  constexpr int n = V::static_rows, w = k::seg_width(n);
+  constexpr int threads = k::fit_threads(S.threads, w, int(sizeof(T)) * 2 * k::vec_stride<T>(n));
+  k::getrf_kernel<T, n, threads, S.min_blocks, PM>
+      <<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(k::at_of(A), A.count(), ipiv, info);
+  check_launch("tinybatch::cuda getrf (fast)");
+}
+}  // namespace detail_fast
+
 template <k::small_square V>
 bool getrf(CUstream_st* stream, const V& A, const pivot_view& ipiv, int* info) {
   using T = typename V::value_type;
-  constexpr int n = V::static_rows, w = k::seg_width(n);
-  constexpr int bytes = int(sizeof(T)) * (k::tile_stride(n * n, w) + 2 * k::vec_stride<T>(n));
-  constexpr auto shape = k::tuned(k::fast_op::getrf, sizeof(T), n);
-  constexpr int threads = k::fit_threads(shape.threads, w, bytes);
-  k::getrf_kernel<T, n, threads, shape.min_blocks><<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(
-      k::at_of(A), A.count(), ipiv, info);
-  check_launch("tinybatch::cuda getrf (fast)");
+  detail_fast::getrf_with<k::tuned(k::fast_op::getrf, sizeof(T), V::static_rows)>(stream, A, ipiv, info);
   return true;
 }
 
 namespace detail_fast {
 /// The inverse kernel with launch shape S (tuning.hpp's, or another one: bench/gpu/sweep.cu).
-template <k::launch_shape S, class VA, class VX>
+template <k::launch_shape S, k::pivot_method PM = k::default_pivot, class VA, class VX>
 void inverse_with(CUstream_st* stream, const VA& A, const VX& X, int* info) {
   using T = typename VX::value_type;
   constexpr int n = VA::static_rows, w = k::seg_width(n);
-  constexpr int bytes =
-      int(sizeof(T)) * ((S.staged ? k::tile_stride(n * n, w) : 0) + 2 * k::vec_stride<T>(n)) + 4 * w;
-  constexpr int threads = k::fit_threads(S.threads, w, bytes);
-  k::inverse_kernel<T, n, threads, S.min_blocks, S.staged>
+  constexpr int threads = k::fit_threads(S.threads, w, int(sizeof(T)) * 2 * k::vec_stride<T>(n) + 4 * w);
+  k::inverse_kernel<T, n, threads, S.min_blocks, PM>
       <<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(k::at_of(A), k::at_of(X), A.count(), info);
   check_launch("tinybatch::cuda inverse (fast)");
 }
@@ -53,19 +59,27 @@ bool inverse(CUstream_st* stream, const VA& A, const VX& X, int* info) {
   return true;
 }
 
+namespace detail_fast {
+/// The potrf kernel with launch shape S (tuning.hpp's, or others: bench/gpu/sweep_part.cu).
+template <k::launch_shape S, class V>
+void potrf_with(CUstream_st* stream, uplo u, const V& A, int* info) {
+  using T = typename V::value_type;
+  constexpr int n = V::static_rows, w = k::seg_width(n);
+  constexpr int bytes = int(sizeof(T)) * ((S.staged ? k::tile_stride(n * n, w) : 0) + 2 * k::vec_stride<T>(n));
+  constexpr int threads = k::fit_threads(S.threads, w, bytes), mb = S.min_blocks;
+  const unsigned grid = k::grid_for(A.count(), threads / w);
+  if (u == uplo::upper)
+    k::potrf_kernel<T, n, threads, mb, true, S.staged><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
+  else
+    k::potrf_kernel<T, n, threads, mb, false, S.staged><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
+  check_launch("tinybatch::cuda potrf (fast)");
+}
+}  // namespace detail_fast
+
 template <k::small_square V>
 bool potrf(CUstream_st* stream, uplo u, const V& A, int* info) {
   using T = typename V::value_type;
-  constexpr int n = V::static_rows, w = k::seg_width(n);
-  constexpr int bytes = int(sizeof(T)) * (k::tile_stride(n * n, w) + 2 * k::vec_stride<T>(n));
-  constexpr auto shape = k::tuned(k::fast_op::potrf, sizeof(T), n);
-  constexpr int threads = k::fit_threads(shape.threads, w, bytes), mb = shape.min_blocks;
-  const unsigned grid = k::grid_for(A.count(), threads / w);
-  if (u == uplo::upper)
-    k::potrf_kernel<T, n, threads, mb, true><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
-  else
-    k::potrf_kernel<T, n, threads, mb, false><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
-  check_launch("tinybatch::cuda potrf (fast)");
+  detail_fast::potrf_with<k::tuned(k::fast_op::potrf, sizeof(T), V::static_rows)>(stream, u, A, info);
   return true;
 }
 

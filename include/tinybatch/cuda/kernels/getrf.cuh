@@ -1,7 +1,7 @@
 // Fast getrf for n <= 32 (issue #4, after ../shared/seeds/002: LU of a million matrices):
-// one thread per row with the row in registers, the pivot found by a butterfly of warp
-// shuffles, lazy swapping (a row stays in its thread; only its logical position changes and
-// it is written to its final place at the end), several matrices per thread block.
+// one thread per row with the row in registers, the pivot found by warp reductions, lazy
+// swapping (a row stays in its thread; only its logical position changes and it is written
+// to its final place at the end), several matrices per thread block.
 //
 // Pivots and info are LAPACK's (reference::getrf): the first row, in the current order, of
 // largest magnitude; a NaN never beats a number unless it sits in the diagonal position
@@ -17,19 +17,79 @@
 
 namespace tinybatch::cuda::fast_kernels {
 
-/// Butterfly reduction over a segment of W lanes: the id (pos * 32 + lane-in-segment) of the
-/// pivot of column j. `cand`: the row may still be chosen; `pos`: its logical position.
-template <int W, class T>
-__device__ __forceinline__ int pivot_search(T v, bool cand, int pos, int j, int r) {
-  T key = !cand ? T(-2) : (v != v) ? (pos == j ? T(INFINITY) : T(-1)) : fabs(v);
-  int id = pos * 32 + r;
-#pragma unroll
-  for (int o = W / 2; o >= 1; o /= 2) {
-    const T ok = __shfl_xor_sync(0xffffffffu, key, o, W);
-    const int oi = __shfl_xor_sync(0xffffffffu, id, o, W);
-    if (ok > key || (ok == key && oi < id)) key = ok, id = oi;
+/// The pivot of one column as the segment's lanes see it: its logical position p, and
+/// whether this lane holds it.
+struct pivot_pick {
+  int p;
+  bool win;
+};
+
+/// The lanes of this thread's segment of W lanes (W a power of two <= 32), as a warp mask.
+template <int W>
+__device__ __forceinline__ unsigned seg_mask() {
+  if constexpr (W >= 32) {
+    return 0xffffffffu;
+  } else {
+    const unsigned lane = threadIdx.x & 31u;
+    return ((1u << W) - 1u) << (lane & ~unsigned(W - 1));
   }
-  return id;
+}
+
+/// How pivot_search reduces over the segment of W lanes:
+///   butterfly: log2(W) levels of shuffles of (key, pos * 32 + lane) pairs;
+///   redux: integer keys (the bits of |v| are monotonic as unsigned) reduced by
+///     __reduce_max_sync (float once, double twice: high word, then low word among ties), then
+///     the smallest logical position among the lanes holding the maximum (__reduce_min_sync);
+///   fit: redux where a segment is a whole warp (W = 32), butterfly below. On the H100
+///     (bench/results/gpu-h100-1b98ad3-dirty-sweep-redux-float.log) redux with a mask of
+///     part of the warp, several segments per warp, ran at a third of the butterfly's speed
+///     (float getrf n=2 .66 -> .21; inverse n=16 .55 -> .45); on whole warps it won (float
+///     getrf n=32 .31 -> .43, inverse n=32 .37 -> .48). A ballot shortcut (one lane holding
+///     the maximum wins at once) lost there too (getrf n=32 .43 -> .32).
+enum class pivot_method { butterfly, redux, fit };
+inline constexpr pivot_method default_pivot = pivot_method::fit;
+
+/// The pivot of column j among the lanes that may still be chosen (`cand`) at logical
+/// positions `pos`, lane r of the segment holding value v. Keys order the candidates as
+/// LAPACK's idamax does, starting at the diagonal (position j): a NaN there beats everything,
+/// a NaN elsewhere loses to every number; among equal keys the smallest position wins.
+template <int W, pivot_method PM = default_pivot, class T>
+__device__ __forceinline__ pivot_pick pivot_search(T v, bool cand, int pos, int j, int r) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  constexpr pivot_method M = pivot_method::butterfly;  // no redux.sync before sm_80
+#else
+  constexpr pivot_method M = PM != pivot_method::fit ? PM : W >= 32 ? pivot_method::redux : pivot_method::butterfly;
+#endif
+  if constexpr (M == pivot_method::butterfly) {
+    T key = !cand ? T(-2) : (v != v) ? (pos == j ? T(INFINITY) : T(-1)) : fabs(v);
+    int id = pos * 32 + r;
+#pragma unroll
+    for (int o = W / 2; o >= 1; o /= 2) {
+      const T ok = __shfl_xor_sync(0xffffffffu, key, o, W);
+      const int oi = __shfl_xor_sync(0xffffffffu, id, o, W);
+      if (ok > key || (ok == key && oi < id)) key = ok, id = oi;
+    }
+    return {id >> 5, (id & 31) == r};
+  } else {
+    const unsigned mask = seg_mask<W>();
+    // Keys: 0 not a candidate, 1 NaN off the diagonal, |v| + 2 a number, all ones NaN on it.
+    bool top;  // this lane holds the largest key
+    if constexpr (sizeof(T) == 4) {
+      const unsigned m = __float_as_uint(v) & 0x7fffffffu;
+      const unsigned key = !cand ? 0u : m > 0x7f800000u ? (pos == j ? ~0u : 1u) : m + 2u;
+      top = key == __reduce_max_sync(mask, key);
+    } else {
+      const unsigned long long m = (unsigned long long)__double_as_longlong(v) & 0x7fffffffffffffffull;
+      const unsigned long long key = !cand ? 0ull : m > 0x7ff0000000000000ull ? (pos == j ? ~0ull : 1ull) : m + 2ull;
+      const unsigned hi = unsigned(key >> 32), lo = unsigned(key);
+      const bool top_hi = hi == __reduce_max_sync(mask, hi);
+      const unsigned top_lo = __reduce_max_sync(mask, top_hi ? lo : 0u);  // every lane (no && shortcut)
+      top = top_hi && lo == top_lo;
+    }
+    // Candidates' positions are distinct and >= j, chosen rows' < j, idle lanes' >= 64.
+    const int p = int(__reduce_min_sync(mask, top ? unsigned(pos) : ~0u));
+    return {p, pos == p};
+  }
 }
 
 /// Row state of one thread in the right-looking, lazily swapped LU of its matrix.
@@ -44,26 +104,28 @@ struct lu_row {
 
 /// Step j of the factorization, for the segment of W lanes whose broadcast row is `buf`
 /// (16-byte aligned, at least n elements; alternate two buffers between steps). With EXTRA
-/// (inverse) the winner also broadcasts b[0, n) from buf + off and the other rows update it.
-template <int W, int N, bool EXTRA, class T>
+/// the winner also broadcasts b[0, n) from buf + off and the other rows update it.
+/// (Computing every candidate's reciprocal during the pivot search, so that the winner
+/// broadcasts 1 / pivot with its row and the division leaves the step's dependent chain,
+/// measured slower at every n swept, both types: bench/results/gpu-h100-1b98ad3-dirty-sweep-variants.csv.)
+template <int W, int N, bool EXTRA, pivot_method PM = default_pivot, class T>
 __device__ __forceinline__ void lu_step(lu_row<T, N>& s, T (&b)[N], int j, int r, bool lane_ok,
                                         T* buf, int off) {
-  const int id = pivot_search<W>(s.a[j], lane_ok && !s.chosen, s.pos, j, r);
-  const int p = id >> 5;
-  const bool win = (id & 31) == r;
-  if (win) {
+  const bool cand = lane_ok && !s.chosen;
+  const pivot_pick pk = pivot_search<W, PM>(s.a[j], cand, s.pos, j, r);
+  if (pk.win) {
     put_row(buf, j, s.a);
     if constexpr (EXTRA) put_row(buf + off, 0, b);
   }
   __syncwarp();
   const T piv = buf[j];
-  if (win) {
-    s.chosen = true, s.chosen_at = p, s.pos = j;
+  if (pk.win) {
+    s.chosen = true, s.chosen_at = pk.p, s.pos = j;
   } else if (s.pos == j) {
-    s.pos = p;
+    s.pos = pk.p;
   }
   if (piv == T(0) && s.info == 0) s.info = j + 1;
-  if (lane_ok && !s.chosen) {
+  if (cand && !pk.win) {
     if (piv != T(0)) {
       if (fabs(piv) >= sfmin<T>()) {
         const T rcp = T(1) / piv;
@@ -77,37 +139,39 @@ __device__ __forceinline__ void lu_step(lu_row<T, N>& s, T (&b)[N], int j, int r
   }
 }
 
-template <class T, int N, int THREADS, int MINB, class At>
+/// The getrf kernel: each thread loads its row and stores it at its final place directly
+/// (the lanes of a segment touch consecutive elements of one column at a time), with no
+/// shared-memory tile and no block-wide barrier. (The tile of 045adb9, staged by coalesced
+/// block-wide copies, measured slower at every n swept on the H100, both types: double n=16
+/// .62 -> .95 of the roofline without it, n=32 .42 -> .75.)
+template <class T, int N, int THREADS, int MINB, pivot_method PM = default_pivot, class At>
 __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     getrf_kernel(At A, index_t count, pivot_view ipiv, int* info) {
-  constexpr int W = seg_width(N), NB = THREADS / W, TS = tile_stride(N * N, W);
-  constexpr int BS = vec_stride<T>(N);
-  __shared__ __align__(16) T tile[NB * TS];
+  constexpr int W = seg_width(N), NB = THREADS / W, BS = vec_stride<T>(N);
   __shared__ __align__(16) T bc[2][NB * BS];
   const int seg = threadIdx.x / W, r = threadIdx.x % W;
   const bool lane_ok = r < N;
-  T* t = tile + seg * TS;
   for (index_t k0 = index_t(blockIdx.x) * NB; k0 < count; k0 += index_t(gridDim.x) * NB) {
-    to_tiles<THREADS, NB, N, N, TS, 1, N, part::all>(tile, A, k0, count);
-    __syncthreads();
+    const index_t k = k0 + seg;
+    const bool live = k < count;
     lu_row<T, N> s;
+    {
+      const T* a = lane_ok && live ? A(k) + r : nullptr;
 #pragma unroll
-    for (int c = 0; c < N; ++c) s.a[c] = lane_ok ? t[r + c * N] : T(0);
+      for (int c = 0; c < N; ++c) s.a[c] = a ? a[index_t(c) * A.ld] : T(0);
+    }
     s.pos = lane_ok ? r : 64 + r, s.chosen = false, s.chosen_at = 0, s.info = 0;
     T none[N];
 #pragma unroll
-    for (int j = 0; j < N; ++j) lu_step<W, N, false>(s, none, j, r, lane_ok, bc[j & 1] + seg * BS, 0);
-    __syncwarp();
-    const index_t k = k0 + seg;
-    if (lane_ok) {
+    for (int j = 0; j < N; ++j) lu_step<W, N, false, PM>(s, none, j, r, lane_ok, bc[j & 1] + seg * BS, 0);
+    if (lane_ok && live) {
+      T* x = A(k) + s.pos;
 #pragma unroll
-      for (int c = 0; c < N; ++c) t[s.pos + c * N] = s.a[c];
-      if (k < count) ipiv[k][s.pos] = s.chosen_at + 1;
+      for (int c = 0; c < N; ++c) x[index_t(c) * A.ld] = s.a[c];
+      ipiv[k][s.pos] = s.chosen_at + 1;
     }
-    if (r == 0 && k < count) info[k] = s.info;
-    __syncthreads();
-    from_tiles<THREADS, NB, N, N, TS, 1, N, part::all>(tile, A, k0, count);
-    __syncthreads();
+    if (r == 0 && live) info[k] = s.info;
+    __syncwarp();  // every lane done with the broadcast rows before the next matrix
   }
 }
 

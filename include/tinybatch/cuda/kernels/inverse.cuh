@@ -55,22 +55,20 @@ struct gj_row {
 };
 
 /// Step j of the inversion for the segment whose broadcast row is `buf` (alternate two).
-template <int W, int N, class T>
+template <int W, int N, pivot_method PM = default_pivot, class T>
 __device__ __forceinline__ void gj_step(gj_row<T, N>& s, int j, int r, bool lane_ok, T* buf) {
-  const int id = pivot_search<W>(s.a[j], lane_ok && !s.chosen, s.pos, j, r);
-  const int p = id >> 5;
-  const bool win = (id & 31) == r;
-  if (win) put_row(buf, 0, s.a);
+  const pivot_pick pk = pivot_search<W, PM>(s.a[j], lane_ok && !s.chosen, s.pos, j, r);
+  if (pk.win) put_row(buf, 0, s.a);
   __syncwarp();
   const T piv = buf[j];
-  if (win) {
+  if (pk.win) {
     s.chosen = true, s.pos = j;
   } else if (s.pos == j) {
-    s.pos = p;
+    s.pos = pk.p;
   }
   if (piv == T(0) && s.info == 0) s.info = j + 1;
   const T rcp = T(1) / piv;
-  if (win) {
+  if (pk.win) {
     s.a[j] = T(1), s.scale = rcp;
   } else if (lane_ok) {
     T l = s.a[j];  // getrf's multiplier, computed as getrf computes it
@@ -85,90 +83,61 @@ __device__ __forceinline__ void gj_step(gj_row<T, N>& s, int j, int r, bool lane
   }
 }
 
-/// STAGED: A and inv(A) move between global memory and the registers through a shared-memory
-/// tile with block-wide coalesced copies (common.cuh), as getrf does; otherwise each thread
-/// loads its row and stores its row of inv(A) directly (the lanes of a segment touch
-/// consecutive elements of one column at a time), with no tile and no block-wide barrier.
-/// Which one is faster depends on n and the type (tuning.hpp).
-template <class T, int N, int THREADS, int MINB, bool STAGED, class AtA, class AtX>
+/// Each thread loads its row and stores its row of inv(A) directly (the lanes of a segment
+/// touch consecutive elements of one column at a time), with no tile and no block-wide
+/// barrier. (A variant staged through a shared-memory tile, as getrf is, measured slower at
+/// every n on the H100: bench/results/gpu-h100-0b57285-sweep.csv; removed.)
+template <class T, int N, int THREADS, int MINB, pivot_method PM = default_pivot, class AtA, class AtX>
 __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     inverse_kernel(AtA A, AtX X, index_t count, int* info) {
-  constexpr int W = seg_width(N), NB = THREADS / W, TS = tile_stride(N * N, W);
+  constexpr int W = seg_width(N);
   constexpr int BS = vec_stride<T>(N);
-  __shared__ __align__(16) T tile[STAGED ? NB * TS : 1];
-  __shared__ __align__(16) T bc[2][NB * BS];
+  __shared__ __align__(16) T bc[2][(THREADS / W) * BS];
   __shared__ int perm_all[THREADS];  // perm[c]: the row chosen at step c (segment stride W)
   const int seg = threadIdx.x / W, r = threadIdx.x % W;
   const bool lane_ok = r < N;
-  T* t = tile + (STAGED ? seg * TS : 0);
   int* perm = perm_all + seg * W;
-  for (index_t k0 = index_t(blockIdx.x) * NB; k0 < count; k0 += index_t(gridDim.x) * NB) {
+  for (index_t k0 = index_t(blockIdx.x) * (THREADS / W); k0 < count; k0 += index_t(gridDim.x) * (THREADS / W)) {
     const index_t k = k0 + seg;
     const bool live = k < count;
     gj_row<T, N> s;
-    if constexpr (STAGED) {
-      to_tiles<THREADS, NB, N, N, TS, 1, N, part::all>(tile, A, k0, count);
-      __syncthreads();
-#pragma unroll
-      for (int c = 0; c < N; ++c) s.a[c] = lane_ok ? t[r + c * N] : T(0);
-    } else {
+    {
       const T* a = lane_ok && live ? A(k) + r : nullptr;
 #pragma unroll
       for (int c = 0; c < N; ++c) s.a[c] = a ? a[index_t(c) * A.ld] : T(0);
     }
     s.scale = T(1), s.pos = lane_ok ? r : 64 + r, s.chosen = false, s.info = 0;
 #pragma unroll
-    for (int j = 0; j < N; ++j) gj_step<W, N>(s, j, r, lane_ok, bc[j & 1] + seg * BS);
+    for (int j = 0; j < N; ++j) gj_step<W, N, PM>(s, j, r, lane_ok, bc[j & 1] + seg * BS);
     if (lane_ok) perm[s.pos] = r;
     __syncwarp();
     const bool singular = live && s.info != 0;
     if (lane_ok && live && !singular) {
-      if constexpr (STAGED) {
+      T* x = X(k) + s.pos;
 #pragma unroll
-        for (int c = 0; c < N; ++c) t[s.pos + perm[c] * N] = s.a[c] * s.scale;
-      } else {
-        T* x = X(k) + s.pos;
-#pragma unroll
-        for (int c = 0; c < N; ++c) x[index_t(perm[c]) * X.ld] = s.a[c] * s.scale;
-      }
+      for (int c = 0; c < N; ++c) x[index_t(perm[c]) * X.ld] = s.a[c] * s.scale;
     }
     if (__any_sync(0xffffffffu, singular)) {
-      // LU factors of the singular matrices: getrf on A (still in the tile, or read again).
-      // The whole warp runs it (its shuffles span the warp); other segments discard theirs.
+      // LU factors of the singular matrices: getrf on A (read again). The whole warp runs it
+      // (its reductions span the segments); other segments discard theirs.
       __syncwarp();
       lu_row<T, N> u;
-      if constexpr (STAGED) {
+      const T* a = lane_ok && singular ? A(k) + r : nullptr;
 #pragma unroll
-        for (int c = 0; c < N; ++c) u.a[c] = lane_ok ? t[r + c * N] : T(0);
-      } else {
-        const T* a = lane_ok && singular ? A(k) + r : nullptr;
-#pragma unroll
-        for (int c = 0; c < N; ++c) u.a[c] = a ? a[index_t(c) * A.ld] : T(0);
-      }
+      for (int c = 0; c < N; ++c) u.a[c] = a ? a[index_t(c) * A.ld] : T(0);
       u.pos = lane_ok ? r : 64 + r, u.chosen = false, u.chosen_at = 0, u.info = 0;
       T none[N];
 #pragma unroll
-      for (int j = 0; j < N; ++j) lu_step<W, N, false>(u, none, j, r, lane_ok, bc[j & 1] + seg * BS, 0);
+      for (int j = 0; j < N; ++j) lu_step<W, N, false, PM>(u, none, j, r, lane_ok, bc[j & 1] + seg * BS, 0);
       __syncwarp();
       if (lane_ok && singular) {
-        if constexpr (STAGED) {
+        T* x = X(k) + u.pos;
 #pragma unroll
-          for (int c = 0; c < N; ++c) t[u.pos + c * N] = u.a[c];
-        } else {
-          T* x = X(k) + u.pos;
-#pragma unroll
-          for (int c = 0; c < N; ++c) x[index_t(c) * X.ld] = u.a[c];
-        }
+        for (int c = 0; c < N; ++c) x[index_t(c) * X.ld] = u.a[c];
       }
     }
     if (r == 0 && live) info[k] = s.info;
-    if constexpr (STAGED) {
-      __syncthreads();
-      from_tiles<THREADS, NB, N, N, TS, 1, N, part::all>(tile, X, k0, count);
-      __syncthreads();
-    } else {
-      __syncwarp();  // every lane done with perm and the broadcast rows before the next matrix
-    }
+    __syncwarp();  // every lane done with perm and the broadcast rows before the next matrix
   }
 }
 

@@ -18,7 +18,9 @@ struct launch_shape {
   int threads;     ///< thread-block size (a multiple of 32)
   int min_blocks;  ///< __launch_bounds__ minimum blocks per SM (0: none): caps registers at
                    ///< 64K / (threads * min_blocks), the occupancy limiter ncu found (issue #4)
-  bool staged = true;  ///< inverse: matrices through a shared-memory tile (else row by row)
+  bool staged = true;  ///< potrf: matrices through a shared-memory tile (else each thread
+                       ///< loads and stores its row directly); getrf and the inverse always
+                       ///< run row by row
 };
 
 /// Threads per block for `op` on n x n matrices of `elem_bytes`-byte elements on sm_90.
@@ -43,7 +45,7 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       if (n <= 16) return {128, 6};
       return {128, 0};
     case fast_op::inverse:
-      // Gauss-Jordan kernel (inverse.cuh), row by row (staged = false won at every n swept).
+      // Gauss-Jordan kernel (inverse.cuh), row by row (a tile lost at every n swept).
       // Sweep bench/results/gpu-h100-0b57285-sweep.csv (bench/gpu/sweep_part.cu: 11 launch
       // shapes per type and n), roofline fraction of the shape chosen here, and of the
       // [A | I] kernel it replaced at its last tuned shape (before_augmented):
@@ -53,6 +55,10 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       //          12 .438 (.206), 16 .562 (.237), 20 .299 (.120), 24 .334 (.128), 32 .374 (.136).
       // The best shape swept was at most .01 above these (double n=2: 64 threads .916; float
       // n=2, 3: no cap .718, .530). Sizes in between take their neighbours' shapes (not swept).
+      // Since then the pivot search of n >= 17 reduces whole warps by __reduce_max_sync
+      // (pivot_method::fit, getrf.cuh): at these shapes, sweep bench/results/gpu-h100-1b98ad3-dirty-sweep-variants.csv,
+      // butterfly -> fit: double n=20 .344 -> .448, 24 .370 -> .436, 32 .376 -> .469; float
+      // n=20 .297 -> .390, 24 .332 -> .419, 32 .371 -> .476 (the same shapes stayed best).
       if (elem_bytes == 8) {
         if (n <= 5) return {128, 5, false};   // <= 102 registers
         if (n <= 16) return {256, 4, false};  // <= 64
@@ -63,14 +69,50 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       if (n <= 24) return {256, 4, false};
       return {256, 3, false};
     case fast_op::getrf:
-      if (n <= 8) return {256, 0};  // n = 6..8: 126 registers; capped at 80 it spills 124 bytes
-      if (n <= 16) return {128, 6};
-      return {128, 4};
+      // Row by row (no tile), pivot search pivot_method::fit (getrf.cuh). Sweep
+      // bench/results/gpu-h100-1b98ad3-dirty-sweep.csv (bench/gpu/sweep_part.cu, 0.5 GiB per operand), roofline
+      // fraction of the shape chosen here | cublas<t>getrfBatched in the same run | the staged
+      // butterfly kernel of 045adb9 at its shape (bench/results/gpu-h100-1b98ad3-dirty-sweep-variants.csv):
+      //   double n=2 .980|.922|.795, 3 .918|.514|.561, 4 1.01|.617|.544, 5 .831|.374|.515,
+      //          8 1.01|.486|.579, 12 .814|.304|.471, 16 .958|.349|.618, 20 .723|.265|.314,
+      //          24 .760|.291|.334, 32 .762|.333|.424;
+      //   float  n=2 .961|.851|.660, 3 .706|.346|.438, 4 .937|.477|.617, 5 .517|.250|.308,
+      //          8 .831|.386|.393, 12 .548|.239|.319, 16 .727|.285|.418, 20 .582|.180|.260,
+      //          24 .651|.200|.266, 32 .770|.234|.314.
+      // The best shape swept was at most .01 above these. 64 registers (256 threads, 4
+      // blocks) spills at double n=32 (.20 of the roofline).
+      if (elem_bytes == 8) {
+        if (n <= 8) return {128, 6, false};   // <= 85 registers
+        if (n <= 24) return {256, 4, false};  // <= 64
+        return {128, 5, false};               // <= 102
+      }
+      if (n <= 8) return {128, 5, false};    // <= 102
+      if (n <= 16) return {128, 6, false};   // <= 85
+      return {256, 4, false};                // <= 64
     case fast_op::potrf:
-      if (n <= 5) return {256, 0};
-      if (n <= 8) return {256, 3};
-      if (n <= 16) return {128, 6};
-      return {128, 0};  // 110 registers; capped at 96 it spills 120 bytes
+      // Row by row (each thread loads and stores its row of the factor directly). Sweep
+      // bench/results/gpu-h100-1b98ad3-dirty-sweep.csv (lower triangle; the fraction counts the whole n x n matrix read
+      // and written, as bench_gpu does, so it exceeds 1 where only the triangle's sectors
+      // move), shape chosen here | the staged kernel at the shape of 3c73957:
+      //   double n=2 1.02|.897, 3 .979|.704, 4 1.02|.908, 5 .993|.611, 8 1.11|.834,
+      //          12 1.13|.612, 16 1.14|.798, 20 .777|.494, 24 .763|.468, 32 .570|.541;
+      //   float  n=2 .946|.747, 3 .842|.545, 4 1.01|.641, 5 .773|.476, 8 .972|.499,
+      //          12 .756|.370, 16 .916|.538, 20 .550|.358, 24 .632|.377, 32 .508|.446.
+      // The best shape swept was at most .013 above these. Upper triangles (a thread's row
+      // of U^T is a column of A: strided loads) were not timed.
+      if (elem_bytes == 8) {
+        if (n <= 5) return {128, 6, false};
+        if (n <= 8) return {128, 0, false};
+        if (n <= 12) return {128, 6, false};
+        if (n <= 16) return {128, 4, false};
+        if (n <= 24) return {128, 6, false};
+        return {128, 4, false};
+      }
+      if (n <= 2) return {128, 6, false};
+      if (n <= 3) return {128, 0, false};
+      if (n <= 20) return {128, 6, false};
+      if (n <= 24) return {256, 4, false};
+      return {128, 4, false};
     case fast_op::getrs:
     case fast_op::potrs:
     default:
