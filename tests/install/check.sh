@@ -14,7 +14,17 @@ pc_dir=$(dirname "$(find "$root" -name tinybatch.pc | head -n1)")
 flags=$(PKG_CONFIG_PATH="$pc_dir" PKG_CONFIG_SYSROOT_DIR="$prefix" pkg-config --cflags --libs tinybatch)
 g++ $flags "$here/consumer.cpp" -o "$prefix/consumer-pc"
 "$prefix/consumer-pc"
-# CMake
+# CUDA users (builds with CUDA only): tinybatch-cuda.pc must bring cuBLAS to the link line
+if [ -f "$pc_dir/tinybatch-cuda.pc" ]; then
+  flags=$(PKG_CONFIG_PATH="$pc_dir" PKG_CONFIG_SYSROOT_DIR="$prefix" pkg-config --cflags --libs tinybatch-cuda)
+  # the toolkit's own paths lie outside the DESTDIR: also take them as the .pc file names them
+  cuda_flags=$(PKG_CONFIG_PATH="$pc_dir" pkg-config --cflags-only-I --libs-only-L tinybatch-cuda)
+  case " $flags " in *" -lcublas "*) ;; *) echo "tinybatch-cuda.pc: no -lcublas in: $flags"; exit 1 ;; esac
+  g++ "$here/consumer_cuda.cpp" $flags $cuda_flags -o "$prefix/consumer-cuda-pc"
+  echo "consumer_cuda (pkg-config): linked"
+fi
+# CMake (with tinybatch::cuda where CMake finds the CUDA toolkit)
 cmake -S "$here" -B "$prefix/cmake-build" -DCMAKE_PREFIX_PATH="$root" >/dev/null
 cmake --build "$prefix/cmake-build" >/dev/null
 "$prefix/cmake-build/consumer"
+if [ -f "$prefix/cmake-build/consumer_cuda" ]; then echo "consumer_cuda (CMake tinybatch::cuda): linked"; fi
