@@ -45,7 +45,7 @@ __device__ __forceinline__ unsigned seg_mask() {
 ///     part of the warp, several segments per warp, ran at a third of the butterfly's speed
 ///     (float getrf n=2 .66 -> .21; inverse n=16 .55 -> .45); on whole warps it won (float
 ///     getrf n=32 .31 -> .43, inverse n=32 .37 -> .48). A ballot shortcut (one lane holding
-///     the maximum wins at once) lost there too (getrf n=32 .43 -> .32).
+///     the maximum wins at once) lost there too (getrf n=32 .39 -> .32).
 enum class pivot_method { butterfly, redux, fit };
 inline constexpr pivot_method default_pivot = pivot_method::fit;
 
@@ -107,7 +107,8 @@ struct lu_row {
 /// the winner also broadcasts b[0, n) from buf + off and the other rows update it.
 /// (Computing every candidate's reciprocal during the pivot search, so that the winner
 /// broadcasts 1 / pivot with its row and the division leaves the step's dependent chain,
-/// measured slower at every n swept, both types: bench/results/gpu-h100-1b98ad3-dirty-sweep-variants.csv.)
+/// measured slower in 39 of 40 (type, n, shape) pairs swept, both types:
+/// bench/results/gpu-h100-1b98ad3-dirty-sweep-variants.csv.)
 template <int W, int N, bool EXTRA, pivot_method PM = default_pivot, class T>
 __device__ __forceinline__ void lu_step(lu_row<T, N>& s, T (&b)[N], int j, int r, bool lane_ok,
                                         T* buf, int off) {
