@@ -4,10 +4,11 @@
 // matrices per block = threads / seg_width(n), further limited by the 48 KiB of static shared
 // memory each kernel stages its matrices through.
 //
-// `threads` is the thread-block size, `min_blocks` the register cap (below). The inverse's
-// shapes and the gemm crossover to cuBLAS come from the sweep of bench/gpu/sweep_part.cu
-// (bench/gpu/run-all.sh with TB_SWEEP=1); for the other kernels thread counts are first
-// guesses and register caps come from one ncu profile (not swept yet, issue #4).
+// `threads` is the thread-block size, `min_blocks` the register cap (below). The shapes of
+// getrf, potrf and the inverse and the gemm crossover to cuBLAS come from the sweep of
+// bench/gpu/sweep_part.cu (bench/gpu/run-all.sh with TB_SWEEP=1; TB_SWEEP_OPS narrows it);
+// for gemm and the solves thread counts are first guesses and register caps come from one
+// ncu profile (not swept yet, issue #4).
 #pragma once
 
 namespace tinybatch::cuda::fast_kernels {
@@ -37,7 +38,9 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
   // roofline fractions): the caps helped at n = 8..32 (getrf double n=16 .48 -> .62, n=32
   // .27 -> .43; gemm double n=8 .76 -> .85, n=16 .79 -> .87; potrf double n=8 .69 -> .82) and
   // hurt at n <= 5, where the kernels only stage data (gemm float n=3 .77 -> .56, potrf float
-  // n=2 .84 -> .65, getrf double n=2 .88 -> .79): the n <= 5 caps are to go (not yet run).
+  // n=2 .84 -> .65, getrf double n=2 .88 -> .79). getrf and potrf, row by row since f5a7915,
+  // were swept again (below: capped at every size but potrf n = 3 float, 6 - 8 double);
+  // gemm's n <= 5 caps were not.
   switch (op) {
     case fast_op::gemm:
       if (n <= 5) return {256, 0};
