@@ -12,6 +12,11 @@
 //   inverse (same n): the fast kernel at every launch shape below, out of place, 1 GiB per
 //     operand, and with each pivot search at tuning.hpp's shape (the [A | I] kernel it
 //     replaced, measured by the sweep of 0b57285, is gone);
+//   getrs (no_trans, and trans as getrs_t) and potrs (lower), one right-hand side (same n):
+//     the solve kernel with
+//     its factor staged through shared memory (the shape used until this sweep) and direct
+//     from global memory at the launch shapes of solve_shapes, the right-hand side restored
+//     before each run;
 //   gemm (n in 16 .. 24, 28, 32): the fast kernel (cuda::fast::gemm) and
 //     cublas<t>gemmStridedBatched on the same data (beta = 0): the crossover.
 #include <cublas_v2.h>
@@ -44,12 +49,22 @@ __global__ void fill_kernel(U* a, index_t total, unsigned seed) {
 constexpr bool inverse_size = N == 2 || N == 3 || N == 4 || N == 5 || N == 8 || N == 12 || N == 16 ||
                               N == 20 || N == 24 || N == 32;
 constexpr bool gemm_size = N >= 16;
+// -DTB_SWEEP_BUILD=<mask> compiles only some operations' sweeps (1 getrf, 2 inverse,
+// 4 potrf, 8 gemm, 16 getrs and potrs; default all): a part then builds in a fraction of
+// the time (the solve and potrf sweeps of issue 4 were built that way, outside meson).
+#ifndef TB_SWEEP_BUILD
+#define TB_SWEEP_BUILD 31
+#endif
+constexpr bool build_getrf = TB_SWEEP_BUILD & 1, build_inverse = TB_SWEEP_BUILD & 2,
+               build_potrf = TB_SWEEP_BUILD & 4, build_gemm = TB_SWEEP_BUILD & 8,
+               build_solves = TB_SWEEP_BUILD & 16;
 
-constexpr const char* pm_name(k::pivot_method m) {
+[[maybe_unused]] constexpr const char* pm_name(k::pivot_method m) {
   return m == k::pivot_method::butterfly ? "butterfly" : m == k::pivot_method::redux ? "redux" : "fit";
 }
-std::string shape_name(k::launch_shape S) {
-  return "t" + std::to_string(S.threads) + "_mb" + std::to_string(S.min_blocks) + (S.staged ? "_staged" : "_direct");
+[[maybe_unused]] std::string shape_name(k::launch_shape S) {
+  return "t" + std::to_string(S.threads) + "_mb" + std::to_string(S.min_blocks) +
+         (S.staged ? "_staged" : S.transpose ? "_xpose" : "_direct");
 }
 
 template <k::launch_shape S, k::pivot_method PM = k::default_pivot>
@@ -107,6 +122,42 @@ void potrf_shape(const sweep::context& c, const tb::strided_view<T, N, N>& A, in
   c.record("potrf", shape_name(S), TB_STR(TB_SWEEP_P), N, A.count(), ms, double(N) * N * N / 3, bytes);
 }
 
+template <k::launch_shape S, k::solve_kind K>
+void solve_shape(const sweep::context& c, const char* op, const tb::strided_view<const T, N, N>& A,
+                 const tb::pivot_view& pv, const tb::strided_view<T, N, 1>& b, double bytes,
+                 const std::function<void()>& restore) {
+  const double ms = c.time_restored(
+      [&] { tb::cuda::fast::detail_fast::solve_with<S, K>(cudaStream_t{}, A, pv, b, nullptr, op); }, restore);
+  c.record(op, shape_name(S), TB_STR(TB_SWEEP_P), N, A.count(), ms, 2.0 * N * N, bytes);
+}
+
+/// Every launch shape of the solve sweep for kind K: tuning.hpp's, the tile at the shape the
+/// solves had until this sweep, and the direct kernel (no tile) at the shapes below.
+template <k::solve_kind K>
+void solve_shapes(const sweep::context& c, const char* op, const tb::strided_view<const T, N, N>& A,
+                  const tb::pivot_view& pv, const tb::strided_view<T, N, 1>& b, double bytes,
+                  const std::function<void()>& restore) {
+  using S = k::launch_shape;
+  constexpr bool lu = K == k::solve_kind::getrs_n || K == k::solve_kind::getrs_t;
+  constexpr S tuned = k::tuned(lu ? k::fast_op::getrs : k::fast_op::potrs, sizeof(T), N);
+  solve_shape<tuned, K>(c, op, A, pv, b, bytes, restore);
+  solve_shape<S{N <= 8 ? 256 : 128, 0, true}, K>(c, op, A, pv, b, bytes, restore);
+  solve_shape<S{64, 0, false}, K>(c, op, A, pv, b, bytes, restore);
+  solve_shape<S{128, 0, false}, K>(c, op, A, pv, b, bytes, restore);
+  solve_shape<S{256, 0, false}, K>(c, op, A, pv, b, bytes, restore);
+  solve_shape<S{128, 4, false}, K>(c, op, A, pv, b, bytes, restore);  // <= 128 registers
+  solve_shape<S{128, 6, false}, K>(c, op, A, pv, b, bytes, restore);  // <= 85
+  solve_shape<S{256, 4, false}, K>(c, op, A, pv, b, bytes, restore);  // <= 64
+  solve_shape<S{256, 6, false}, K>(c, op, A, pv, b, bytes, restore);  // <= 42
+  if constexpr (K != k::solve_kind::getrs_n) {  // columns through the per-segment transpose
+    solve_shape<S{64, 0, false, false, true}, K>(c, op, A, pv, b, bytes, restore);
+    solve_shape<S{128, 0, false, false, true}, K>(c, op, A, pv, b, bytes, restore);
+    solve_shape<S{128, 4, false, false, true}, K>(c, op, A, pv, b, bytes, restore);
+    solve_shape<S{128, 6, false, false, true}, K>(c, op, A, pv, b, bytes, restore);
+    solve_shape<S{256, 4, false, false, true}, K>(c, op, A, pv, b, bytes, restore);
+  }
+}
+
 __global__ void pointers_kernel(T** p, T* base, index_t count, index_t stride) {
   for (index_t k = index_t(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += index_t(gridDim.x) * blockDim.x)
     p[k] = base + k * stride;
@@ -134,7 +185,7 @@ void TB_CAT(sweep, TB_SWEEP_P, TB_SWEEP_N)(const context& c) {
   const tb::strided_view<T, N, N> vA(A, batch), vB(B, batch), vC(C, batch);
   using S = k::launch_shape;
   using PM = k::pivot_method;
-  if constexpr (inverse_size) {
+  if constexpr (inverse_size && build_getrf) {
   if (c.o.has("getrf")) {
     // A0 keeps the input; A is restored from it before each run.
     T* A0;
@@ -168,6 +219,8 @@ void TB_CAT(sweep, TB_SWEEP_P, TB_SWEEP_N)(const context& c) {
     TINYBATCH_CUDA_CHECK(cudaDeviceSynchronize());
     for (void* p : {(void*)A0, (void*)piv, (void*)Ap}) TINYBATCH_CUDA_CHECK(cudaFree(p));
   }
+  }
+  if constexpr (inverse_size && build_inverse) {
   if (c.o.has("inverse")) {
     const double bytes = 2 * mb + 4.0 * double(batch);
     constexpr S tuned = k::tuned(k::fast_op::inverse, sizeof(T), N);
@@ -181,7 +234,7 @@ void TB_CAT(sweep, TB_SWEEP_P, TB_SWEEP_N)(const context& c) {
     inverse_shape<S{256, 4, false}>(c, cA, vC, info, bytes);  // <= 64
   }
   }
-  if constexpr (inverse_size) {
+  if constexpr (inverse_size && build_potrf) {
   if (c.o.has("potrf")) {
     // lower triangle, in place, the input (SPD) restored before each run
     T* A0;
@@ -210,7 +263,40 @@ void TB_CAT(sweep, TB_SWEEP_P, TB_SWEEP_N)(const context& c) {
     TINYBATCH_CUDA_CHECK(cudaFree(A0));
   }
   }
-  if constexpr (gemm_size) {
+  if constexpr (inverse_size && build_solves) {
+  if (c.o.has("getrs") || c.o.has("potrs")) {
+    // One right-hand side per matrix, restored before each run; its vectors live in C.
+    // getrs: the LU factors of A (the fast getrf) with their pivots; potrs: the Cholesky
+    // factor (lower) of the diagonally dominant matrix of B. Bytes as bench_gpu counts them:
+    // the whole factor, the pivots (getrs), the right-hand side read and written.
+    T* const x = C;
+    T* const x0 = C + index_t(N) * batch;
+    fill_kernel<<<4096, 256>>>(x0, index_t(N) * batch, 13u);
+    const auto restore = [&] {
+      TINYBATCH_CUDA_CHECK(cudaMemcpyAsync(x, x0, sizeof(T) * N * batch, cudaMemcpyDeviceToDevice));
+    };
+    const tb::strided_view<T, N, 1> vx(x, batch);
+    const double vec = 2.0 * sizeof(T) * N * double(batch);
+    if (c.o.has("getrs")) {
+      int* piv;
+      TINYBATCH_CUDA_CHECK(cudaMalloc(&piv, sizeof(int) * N * batch));
+      const tb::pivot_view pv(piv, index_t(N) * batch, N);
+      tb::cuda::fast::getrf(cudaStream_t{}, vA, pv, info);
+      solve_shapes<k::solve_kind::getrs_n>(c, "getrs", cA, pv, vx, mb + 4.0 * N * double(batch) + vec, restore);
+      solve_shapes<k::solve_kind::getrs_t>(c, "getrs_t", cA, pv, vx, mb + 4.0 * N * double(batch) + vec, restore);
+      TINYBATCH_CUDA_CHECK(cudaDeviceSynchronize());
+      TINYBATCH_CUDA_CHECK(cudaFree(piv));
+    }
+    if (c.o.has("potrs")) {
+      spd_kernel<<<4096, 256>>>(B, batch);
+      tb::cuda::fast::potrf(cudaStream_t{}, tb::uplo::lower, vB, info);
+      const tb::strided_view<const T, N, N> cB(B, batch);
+      solve_shapes<k::solve_kind::potrs_l>(c, "potrs", cB, tb::pivot_view{}, vx, mb + vec, restore);
+    }
+    TINYBATCH_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  }
+  if constexpr (gemm_size && build_gemm) {
   if (c.o.has("gemm")) {
     const double bytes = 3 * mb, fl = 2.0 * N * N * N;
     double ms = c.time_ms([&] { tb::cuda::fast::gemm(cudaStream_t{}, tb::op::no_trans, tb::op::no_trans, T(1), vA, vB, T(0), vC); });

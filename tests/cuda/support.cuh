@@ -89,27 +89,38 @@ inline constexpr tb::sequential_policy<tb::kernels::reference> host_ref{};
 inline void device_sync() { TINYBATCH_CUDA_CHECK(cudaDeviceSynchronize()); }
 
 /// `count` m x n matrices in the padded layout, on the host (h) and on the device (d).
+
+/// How a tbatch lays out its matrices: padded (ld = rows + 3, two spare elements between
+/// matrices), or packed (ld = rows, matrices back to back: the case kernels may load by
+/// 16-byte vectors) with the first matrix at element 0 (aligned) or 1 (misaligned).
+enum class pack { padded, packed, packed_off1 };
+inline const char* name(pack p) {
+  return p == pack::padded ? "padded" : p == pack::packed ? "packed" : "packed, offset 1";
+}
+
 template <class T>
 struct tbatch {
   int m, n, ld;
-  index_t count, stride;
+  index_t count, stride, off;  // matrix k at element off + k * stride
   std::vector<T> h;    // the input; after the host call, the oracle's result
   std::vector<T> got;  // the device's result
   std::vector<T*> hp;
   tb::cuda::device_array<T> d;
   tb::cuda::device_array<T*> dp;
 
-  tbatch(int m_, int n_, index_t count_)
+  tbatch(int m_, int n_, index_t count_, pack p = pack::padded)
       : m(m_),
         n(n_),
-        ld(m_ + 3),
+        ld(p == pack::padded ? m_ + 3 : m_),
         count(count_),
-        stride(index_t(m_ + 3) * n_ + 2),
-        h(std::size_t(stride * count_ + 1), poison<T>()),
+        stride(p == pack::padded ? index_t(m_ + 3) * n_ + 2 : index_t(m_) * n_),
+        off(p == pack::packed_off1 ? 1 : 0),
+        h(std::size_t(off + stride * count_ + 1), poison<T>()),
         hp(std::size_t(count_)) {
-    for (index_t k = 0; k < count; ++k) hp[k] = h.data() + k * stride;
+    for (index_t k = 0; k < count; ++k) hp[k] = h.data() + off + k * stride;
   }
-  T& at(index_t k, int i, int j) { return h[std::size_t(k * stride + i + index_t(j) * ld)]; }
+  T* first() { return d.data() + off; }  // the first matrix on the device
+  T& at(index_t k, int i, int j) { return h[std::size_t(off + k * stride + i + index_t(j) * ld)]; }
 
   template <class F>
   void fill(F&& f) {  // f(k, i, j) for every matrix element
@@ -125,7 +136,7 @@ struct tbatch {
   void upload() {
     d = tb::cuda::device_array<T>(std::span<const T>(h));
     std::vector<T*> p(static_cast<std::size_t>(count));
-    for (index_t k = 0; k < count; ++k) p[k] = d.data() + k * stride;
+    for (index_t k = 0; k < count; ++k) p[k] = d.data() + off + k * stride;
     dp = tb::cuda::device_array<T*>(std::span<T* const>(p));
   }
   void download() {
@@ -137,7 +148,7 @@ struct tbatch {
   template <layout L>
   auto view_of(T* base, T* const* ptrs) {
     if constexpr (L == layout::strided)
-      return tb::strided_view<T>(base, m, n, count, ld, stride);
+      return tb::strided_view<T>(base + off, m, n, count, ld, stride);
     else
       return tb::pointer_view<T>(ptrs, m, n, count, ld);
   }

@@ -96,7 +96,8 @@ template <class T, class EA, int MA, int NA, class EB, int MB, int NB, int MC, i
 bool gemm(CUstream_st* stream, op ta, op tb, T alpha, const strided_view<EA, MA, NA>& A,
           const strided_view<EB, MB, NB>& B, T beta, const strided_view<T, MC, NC>& C) {
   const int m = C.rows(), n = C.cols(), k = ta == op::no_trans ? A.cols() : A.rows();
-  const int from = fast_kernels::gemm_vendor_min_n(int(sizeof(T)));
+  constexpr bool fixed = MA > 0 && NA > 0 && MB > 0 && NB > 0 && MC > 0 && NC > 0;
+  const int from = fast_kernels::gemm_vendor_min_n(int(sizeof(T)), fixed);
   if (alpha == T(0) || std::min(m, std::min(n, k)) < from) return false;
   cublasHandle_t h = detail::cublas_handle(stream);
   constexpr index_t chunk = 1 << 30;  // cuBLAS counts matrices in an int

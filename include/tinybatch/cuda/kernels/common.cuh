@@ -128,8 +128,64 @@ inline constexpr int stage_group = 8;
 /// of a column: coalesced for packed batches. Every load of the thread is issued before the
 /// first store to shared memory (a generic pointer might alias the tile, so the compiler
 /// would not hoist them): many loads in flight per thread.
-template <int THREADS, int NB, int M, int N, int TS, int RS, int CS, part P, class T, class At>
+template <class At>
+inline constexpr bool is_strided_at = false;
+template <class E>
+inline constexpr bool is_strided_at<strided_at<E>> = true;
+
+/// to_tiles for a whole block of matrices that lie back to back in global memory (packed
+/// strided batch: stride M * N, ld M) from a 16-byte aligned address: 16-byte loads (four
+/// floats or two doubles per instruction), each element scattered to the tile position
+/// to_tiles gives it.
+template <int THREADS, int NB, int M, int N, int TS, int RS, int CS, part P, class T>
+__device__ __forceinline__ void to_tiles_packed(T* tile, const T* base) {
+  constexpr int v = vec_width<T>, MN = M * N, total = NB * MN;
+  static_assert(total % v == 0);
+  constexpr int nvec = total / v, per = (nvec + THREADS - 1) / THREADS;
+  // Four vectors in flight per thread: with eight, ptxas spilled in the gemm of double n = 8
+  // under its register cap.
+  constexpr int G = per < 4 ? per : 4;
+  using V = vec_t<T>;
+#pragma unroll 1
+  for (int q0 = 0; q0 < per; q0 += G) {
+    V t[G];
+#pragma unroll
+    for (int q = 0; q < G; ++q) {
+      const int e = int(threadIdx.x) + (q0 + q) * THREADS;
+      if (q0 + q < per && e < nvec) t[q] = reinterpret_cast<const V*>(base)[e];
+    }
+#pragma unroll
+    for (int q = 0; q < G; ++q) {
+      const int e0 = (int(threadIdx.x) + (q0 + q) * THREADS) * v;
+      T x[v];
+      if constexpr (v == 4) {
+        x[0] = t[q].x, x[1] = t[q].y, x[2] = t[q].z, x[3] = t[q].w;
+      } else {
+        x[0] = t[q].x, x[1] = t[q].y;
+      }
+#pragma unroll
+      for (int u = 0; u < v; ++u) {
+        const int e = e0 + u;
+        const int m = e / MN, w = e - m * MN, j = w / M, i = w - j * M;
+        if (q0 + q < per && e < total && in_part<P>(i, j)) tile[m * TS + i * RS + j * CS] = x[u];
+      }
+    }
+  }
+}
+
+/// With PACKED, a block whose matrices are a whole, packed, 16-byte aligned run of a strided
+/// batch takes to_tiles_packed (a uniform branch per block; the rest take the loop below).
+template <int THREADS, int NB, int M, int N, int TS, int RS, int CS, part P, bool PACKED = false, class T,
+          class At>
 __device__ __forceinline__ void to_tiles(T* tile, const At& at, index_t k0, index_t count) {
+  if constexpr (PACKED && is_strided_at<At> && NB * M * N % vec_width<T> == 0) {
+    const T* base = at.data + k0 * at.stride;
+    if (at.stride == index_t(M) * N && at.ld == M && k0 + NB <= count &&
+        (reinterpret_cast<unsigned long long>(base) & 15u) == 0) {
+      to_tiles_packed<THREADS, NB, M, N, TS, RS, CS, P>(tile, base);
+      return;
+    }
+  }
   constexpr int total = NB * M * N, per = (total + THREADS - 1) / THREADS;
   constexpr int G = per < stage_group ? per : stage_group;
 #pragma unroll 1

@@ -84,22 +84,28 @@ bool potrf(CUstream_st* stream, uplo u, const V& A, int* info) {
 }
 
 namespace detail_fast {
-/// The solve kernel for kind K on A (n x n) and B (n x NRHS), NRHS <= 32.
-template <k::solve_kind K, class VA, class VB>
-void solve(CUstream_st* stream, const VA& A, const pivot_view& ipiv, const VB& B, const int* info,
-           const char* what) {
+/// The solve kernel for kind K on A (n x n) and B (n x NRHS), NRHS <= 32, at launch shape S
+/// (tuning.hpp's, or others: bench/gpu/sweep_part.cu); S.staged picks the shared-memory tile.
+template <k::launch_shape S, k::solve_kind K, class VA, class VB>
+void solve_with(CUstream_st* stream, const VA& A, const pivot_view& ipiv, const VB& B, const int* info,
+                const char* what) {
   using T = typename VB::value_type;
   constexpr int n = VA::static_rows, nrhs = VB::static_cols, w = k::seg_width(n);
-  constexpr int bytes = int(sizeof(T)) * k::solve_tile_stride(n);
-  constexpr auto shape = k::tuned(K == k::solve_kind::getrs_n || K == k::solve_kind::getrs_t
-                                      ? k::fast_op::getrs
-                                      : k::fast_op::potrs,
-                                  sizeof(T), n);
-  constexpr int threads = k::fit_threads(shape.threads, w, bytes);
-  k::solve_kernel<T, n, nrhs, threads, shape.min_blocks, K>
+  constexpr int bytes = S.staged || S.transpose ? int(sizeof(T)) * k::solve_tile_stride(n) : 0;
+  constexpr int threads = k::fit_threads(S.threads, w, bytes);
+  k::solve_kernel<T, n, nrhs, threads, S.min_blocks, K, S.staged, S.transpose>
       <<<k::grid_for(B.count(), threads / w), threads, 0, stream>>>(k::at_of(A), ipiv, k::at_of(B),
                                                                     B.count(), info);
   check_launch(what);
+}
+
+template <k::solve_kind K, class VA, class VB>
+void solve(CUstream_st* stream, const VA& A, const pivot_view& ipiv, const VB& B, const int* info,
+           const char* what) {
+  constexpr bool lu = K == k::solve_kind::getrs_n || K == k::solve_kind::getrs_t;
+  constexpr auto shape = k::tuned(lu ? k::fast_op::getrs : k::fast_op::potrs,
+                                  sizeof(typename VB::value_type), VA::static_rows);
+  solve_with<shape, K>(stream, A, ipiv, B, info, what);
 }
 
 /// A small square factor and an n x NRHS right-hand side of the same type, NRHS <= 32, n at
@@ -123,7 +129,7 @@ bool gemm_as(CUstream_st* stream, T alpha, const VA& A, const VB& B, T beta, con
     constexpr int bytes = int(sizeof(T)) * (k::tile_stride(ma * K, w) + k::vec_stride<T>(K * bp));
     constexpr auto shape = k::tuned(k::fast_op::gemm, sizeof(T), M > N ? M : N);
     constexpr int threads = k::fit_threads(shape.threads, w, bytes);
-    k::gemm_kernel<T, M, N, K, TA, TB, threads, shape.min_blocks>
+    k::gemm_kernel<T, M, N, K, TA, TB, threads, shape.min_blocks, shape.packed>
         <<<k::grid_for(C.count(), threads / w), threads, 0, stream>>>(
             k::at_of(A), k::at_of(B), k::at_of(C), C.count(), alpha, beta);
     check_launch("tinybatch::cuda gemm (fast)");

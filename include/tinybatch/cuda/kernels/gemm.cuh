@@ -1,6 +1,7 @@
 // Fast gemm for M, N, K <= 32 (issue #4, after ../shared/seeds/004): op(A) and op(B) of
 // several matrices per thread block staged in shared memory by coalesced block-wide copies
-// (transposed on the way where op says so), one thread per row of C accumulating its N
+// (16-byte loads on packed batches where tuning.hpp says so; transposed on the way where op
+// says so), one thread per row of C accumulating its N
 // entries in registers over fully unrolled loops, rows of op(B) read as 16-byte broadcasts.
 // Each entry is summed in the order of reference::gemm (bit-identical with -fmad=false).
 #pragma once
@@ -13,7 +14,7 @@ namespace tinybatch::cuda::fast_kernels {
 /// transposed (consecutive threads then write one row of the tile: odd pitch, no conflicts).
 constexpr int gemm_a_pitch(int m, bool ta) { return ta && m % 2 == 0 ? m + 1 : m; }
 
-template <class T, int M, int N, int K, bool TA, bool TB, int THREADS, int MINB, class AtA,
+template <class T, int M, int N, int K, bool TA, bool TB, int THREADS, int MINB, bool PACKED, class AtA,
           class AtB, class AtC>
 __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     gemm_kernel(AtA A, AtB B, AtC C, index_t count, T alpha, T beta) {
@@ -29,13 +30,13 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
   for (index_t k0 = index_t(blockIdx.x) * NB; k0 < count; k0 += index_t(gridDim.x) * NB) {
     if (alpha != T(0)) {
       if constexpr (TA)  // A is K x M: (l, i) -> op(A)(i, l)
-        to_tiles<THREADS, NB, K, M, AS, MA, 1, part::all>(As, A, k0, count);
+        to_tiles<THREADS, NB, K, M, AS, MA, 1, part::all, PACKED>(As, A, k0, count);
       else
-        to_tiles<THREADS, NB, M, K, AS, 1, MA, part::all>(As, A, k0, count);
+        to_tiles<THREADS, NB, M, K, AS, 1, MA, part::all, PACKED>(As, A, k0, count);
       if constexpr (TB)  // B is N x K: (j, l) -> op(B)(l, j)
-        to_tiles<THREADS, NB, N, K, BS, 1, BP, part::all>(Bs, B, k0, count);
+        to_tiles<THREADS, NB, N, K, BS, 1, BP, part::all, PACKED>(Bs, B, k0, count);
       else
-        to_tiles<THREADS, NB, K, N, BS, BP, 1, part::all>(Bs, B, k0, count);
+        to_tiles<THREADS, NB, K, N, BS, BP, 1, part::all, PACKED>(Bs, B, k0, count);
     }
     __syncthreads();
     const index_t k = k0 + seg;

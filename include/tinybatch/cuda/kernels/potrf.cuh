@@ -1,7 +1,7 @@
 // Fast potrf for n <= 32 (issue #4): one thread per row of the factor (L, or U^T for the
-// upper triangle, transposed on its way through shared memory), the row in registers, row j
-// of the factor broadcast through shared memory at step j, several matrices per thread
-// block. Only the requested triangle is read or written. Column j is computed as LAPACK's
+// upper triangle, transposed on its way through shared memory), the row in registers,
+// right-looking: column j of the factor broadcast through shared memory at step j and
+// subtracted from the rows below at once, several matrices per thread block. Only the requested triangle is read or written. Column j is computed as LAPACK's
 // dpotf2 (reference::potrf) computes it, in the same order, so with -fmad=false the results
 // are bit-identical to it; info = the first non-positive or NaN pivot, where it stops.
 #pragma once
@@ -44,19 +44,17 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB)) potrf_kernel(At 
 #pragma unroll
       for (int c = 0; c < N; ++c) a[c] = m && c <= r ? *at(m, c) : T(0);
     }
+    // Right-looking: at step j the segment takes the diagonal d from thread j, every row
+    // below scales its element of column j, puts it in the broadcast buffer, and subtracts
+    // its multiple of column j from the rest of its row. Element (r, c) sees the same
+    // operations in the same order as in dpotf2's dot products (k = 0, 1, ..., c - 1), but
+    // the n steps' dependent chain no longer holds a dot product of up to n - 1 terms.
     int inf = 0;
 #pragma unroll
     for (int j = 0; j < N; ++j) {
       T* buf = bc[j & 1] + seg * BS;
-      if (r == j && j > 0) put_row(buf, 0, a, j);
-      __syncwarp();
-      T rj[N];
-      get_row(buf, 0, rj, j);
-      T s = a[j];
-#pragma unroll
-      for (int k = 0; k < j; ++k) s -= a[k] * rj[k];
-      const T d = __shfl_sync(0xffffffffu, s, j, W);
-      if (inf == 0) {
+      const T d = __shfl_sync(0xffffffffu, a[j], j, W);
+      if (inf == 0) {  // uniform over the segment
         if (!(d > T(0))) {
           if (r == j) a[j] = d;
           inf = j + 1;
@@ -66,8 +64,26 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB)) potrf_kernel(At 
             a[j] = l;
           } else if (r > j && lane_ok) {
             const T rcp = T(1) / l;
-            a[j] = s * rcp;
+            a[j] = a[j] * rcp;
+            buf[r] = a[j];
           }
+        }
+      }
+      __syncwarp();
+      // Elements c > r (above the diagonal) take junk here: never read, never stored.
+      if (j + 1 < N && inf == 0 && r > j && lane_ok) sub_row(a, a[j], buf, j + 1);
+    }
+    // dpotf2 stops at the first failed pivot j (info = j + 1): column j below the diagonal
+    // and everything right of it keep their input values. The right-looking steps before it
+    // updated them, so rows below j read theirs again (the input is still in place).
+    if (inf != 0 && lane_ok && live && r >= inf) {
+#pragma unroll
+      for (int c = 0; c < N; ++c) {
+        if (c >= inf - 1 && c <= r) {
+          if constexpr (STAGED)
+            a[c] = t[r + c * N];
+          else
+            a[c] = *at(A(k), c);
         }
       }
     }

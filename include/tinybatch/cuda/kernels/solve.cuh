@@ -58,19 +58,41 @@ __device__ __forceinline__ T solve_scale(T b, T d, T rcp, bool tiny) {
   return x;
 }
 
-template <class T, int N, int NRHS, int THREADS, int MINB, solve_kind K, class AtA, class AtB>
+/// Offset, in a column-major matrix of leading dimension ld, of the factor element that row
+/// r uses at substitution step j: the forward phase's for j < r, the backward phase's for
+/// j > r, the diagonal for j == r; (r, j) where that phase reads rows, (j, r) where it reads
+/// columns.
+template <solve_kind K>
+__device__ __forceinline__ index_t solve_elem(int r, int j, index_t ld) {
+  using tr = solve_traits<K>;
+  const bool row = r > j ? tr::fwd_row : r < j ? tr::bwd_row : true;
+  return row ? r + j * ld : j + r * ld;
+}
+
+/// STAGED: the factors of the block's matrices go through a shared-memory tile (coalesced
+/// block-wide copies, two block barriers per round). Otherwise ("direct") each thread loads
+/// the elements of the factor it uses straight from global memory into registers, as getrf
+/// and potrf do since f5a7915, with no tile and no block barrier: for getrs no_trans the
+/// lanes of a segment read consecutive elements of one column per instruction. The phases
+/// that read columns of the factor (getrs trans, potrs' second phase) either load them with
+/// a stride of ld between lanes (XPOSE false: the matrix comes through L1), or (XPOSE) each
+/// thread loads the elements of its row that some row needs, coalesced, writes them to its
+/// segment's shared-memory tile (row-major, odd pitch) and reads its column back from there
+/// after a __syncwarp (no block barrier).
+template <class T, int N, int NRHS, int THREADS, int MINB, solve_kind K, bool STAGED, bool XPOSE, class AtA,
+          class AtB>
 __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     solve_kernel(AtA A, pivot_view ipiv, AtB B, index_t count, const int* info) {
   using tr = solve_traits<K>;
   constexpr int W = seg_width(N), NB = THREADS / W, P = solve_pitch(N), TS = solve_tile_stride(N);
-  __shared__ __align__(16) T tile[NB * TS];
+  constexpr bool XP = XPOSE && !STAGED && !(tr::fwd_row && tr::bwd_row);
+  __shared__ __align__(16) T tile[STAGED || XP ? NB * TS : 1];
   const int seg = threadIdx.x / W, r = threadIdx.x % W;
   const bool lane_ok = r < N;
-  const T* t = tile + seg * TS;
   for (index_t k0 = index_t(blockIdx.x) * NB; k0 < count; k0 += index_t(gridDim.x) * NB) {
     const index_t k = k0 + seg;
     const bool active = k < count && (info == nullptr || info[k] == 0);
-    to_tiles<THREADS, NB, N, N, TS, 1, P, tr::staged>(tile, A, k0, count);
+    if constexpr (STAGED) to_tiles<THREADS, NB, N, N, TS, 1, P, tr::staged>(tile, A, k0, count);
     // The row this thread reads (no_trans) or writes (trans): the interchanges undone from the
     // last to the first, or followed in LAPACK's backward order, are the same loop.
     int pos = r;
@@ -95,14 +117,40 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
 #pragma unroll
       for (int c = 0; c < NRHS; ++c) b[c] = T(0);
     }
-    __syncthreads();
-    const T d = lane_ok ? t[r + r * P] : T(1);
+    // g[j]: the factor's element this row uses at step j (solve_elem).
+    T g[N], d;
+    if constexpr (STAGED) {
+      __syncthreads();
+      const T* t = tile + seg * TS;
+#pragma unroll
+      for (int j = 0; j < N; ++j) g[j] = lane_ok ? t[solve_elem<K>(r, j, P)] : T(0);
+      d = lane_ok ? t[r + r * P] : T(1);
+    } else if constexpr (XP) {
+      // g[c] = element (r, c) where row r reads it or row c reads it as its column element.
+      const T* a = active && lane_ok ? A(k) : nullptr;
+      T* x = tile + seg * TS;
+#pragma unroll
+      for (int c = 0; c < N; ++c) {
+        const bool need = c < r ? tr::fwd_row || !tr::bwd_row : c > r ? tr::bwd_row || !tr::fwd_row : false;
+        g[c] = a && need ? a[r + index_t(c) * A.ld] : T(0);
+        if (lane_ok) x[r * P + c] = g[c];
+      }
+      d = a ? a[r + index_t(r) * A.ld] : T(1);
+      __syncwarp();
+    } else {
+      const T* a = active && lane_ok ? A(k) : nullptr;
+#pragma unroll
+      for (int j = 0; j < N; ++j) g[j] = a ? a[solve_elem<K>(r, j, A.ld)] : T(0);
+      d = a ? a[r + index_t(r) * A.ld] : T(1);
+    }
+    // XP: a column element (j, r) comes from the tile, where row j put it.
+    const T* xc = tile + seg * TS + r;
     const T rcp = T(1) / d;
     const bool tiny = !(fabs(d) >= sfmin<T>());
     // Forward: op(M) lower, x_j finished at step j, rows below subtract their multiple.
 #pragma unroll
     for (int j = 0; j < N; ++j) {
-      const T f = lane_ok && r > j ? (tr::fwd_row ? t[r + j * P] : t[j + r * P]) : T(0);
+      const T f = r > j ? (XP && !tr::fwd_row ? (lane_ok ? xc[j * P] : T(0)) : g[j]) : T(0);
 #pragma unroll
       for (int c = 0; c < NRHS; ++c) {
         T x = b[c];
@@ -116,7 +164,7 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     // Backward: op(M) upper, from the last row up.
 #pragma unroll
     for (int j = N - 1; j >= 0; --j) {
-      const T g = lane_ok && r < j ? (tr::bwd_row ? t[r + j * P] : t[j + r * P]) : T(0);
+      const T h = r < j ? (XP && !tr::bwd_row ? (lane_ok ? xc[j * P] : T(0)) : g[j]) : T(0);
 #pragma unroll
       for (int c = 0; c < NRHS; ++c) {
         T x = b[c];
@@ -124,7 +172,7 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
           if (r == j) x = solve_scale(b[c], d, rcp, tiny), b[c] = x;
         }
         const T xj = __shfl_sync(0xffffffffu, x, j, W);
-        if (r < j) b[c] -= g * xj;
+        if (r < j) b[c] -= h * xj;
       }
     }
     if (active && lane_ok) {
@@ -132,7 +180,8 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
 #pragma unroll
       for (int c = 0; c < NRHS; ++c) bk[dst + index_t(c) * B.ld] = b[c];
     }
-    __syncthreads();
+    if constexpr (STAGED) __syncthreads();
+    if constexpr (XP) __syncwarp();  // the tile is rewritten for the next matrix
   }
 }
 

@@ -7,8 +7,8 @@
 // `threads` is the thread-block size, `min_blocks` the register cap (below). The shapes of
 // getrf, potrf and the inverse and the gemm crossover to cuBLAS come from the sweep of
 // bench/gpu/sweep_part.cu (bench/gpu/run-all.sh with TB_SWEEP=1; TB_SWEEP_OPS narrows it);
-// for gemm and the solves thread counts are first guesses and register caps come from one
-// ncu profile (not swept yet, issue #4).
+// the solves' shapes come from their own sweep (TB_SWEEP_OPS=getrs,potrs); for gemm thread
+// counts are first guesses and register caps come from one ncu profile (not swept yet).
 #pragma once
 
 namespace tinybatch::cuda::fast_kernels {
@@ -22,6 +22,10 @@ struct launch_shape {
   bool staged = true;  ///< potrf: matrices through a shared-memory tile (else each thread
                        ///< loads and stores its row directly); getrf and the inverse always
                        ///< run row by row
+  bool packed = false;  ///< gemm: 16-byte loads into the tiles where a block's matrices are
+                        ///< a packed, aligned run of a strided batch (common.cuh)
+  bool transpose = false;  ///< solves (direct): columns of the factor through a per-segment
+                           ///< shared-memory transpose instead of strided loads (solve.cuh)
 };
 
 /// Threads per block for `op` on n x n matrices of `elem_bytes`-byte elements on sm_90.
@@ -43,10 +47,22 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
   // gemm's n <= 5 caps were not.
   switch (op) {
     case fast_op::gemm:
-      if (n <= 5) return {256, 0};
-      if (n <= 8) return {256, 3};
-      if (n <= 16) return {128, 6};
-      return {128, 0};
+      // packed (16-byte loads of A and B on packed batches) against the scalar loads, one
+      // development run each on the H100 (bench/results/gpu-h100-b415ef3-dirty-gemm-loads.log,
+      // square n, beta = 0, 1 GiB per operand), roofline fraction scalar -> packed:
+      //   float  n=2 .72 -> .57, 3 .61 -> .59, 4 .84 -> .71, 5 .60 -> .58, 8 .77 -> .91,
+      //          12 .58 -> .94, 16 .80 -> 1.02, 20 .59 -> .71;
+      //   double n=2 .94 -> .94, 3 .89 -> .76, 4 .80 -> .75, 5 .68 -> .65, 8 .96 -> .99,
+      //          12 .90 -> .99, 16 1.01 -> .98, 20 .71 -> .61.
+      // (Fewer, wider loads lose where a block holds little: at n <= 5 half the threads or
+      // fewer load a vector.)
+      {
+        const bool packed = elem_bytes == 4 ? n >= 8 : n >= 8 && n <= 12;
+        if (n <= 5) return {256, 0, true, packed};
+        if (n <= 8) return {256, 3, true, packed};
+        if (n <= 16) return {128, 6, true, packed};
+        return {128, 0, true, packed};
+      }
     case fast_op::inverse:
       // Gauss-Jordan kernel (inverse.cuh), row by row (a tile lost at every n swept).
       // Sweep bench/results/gpu-h100-0b57285-sweep.csv (bench/gpu/sweep_part.cu: 11 launch
@@ -93,45 +109,94 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       if (n <= 16) return {128, 6, false};   // <= 85
       return {256, 4, false};                // <= 64
     case fast_op::potrf:
-      // Row by row (each thread loads and stores its row of the factor directly). Sweep
-      // bench/results/gpu-h100-1b98ad3-dirty-sweep.csv (lower triangle; the fraction counts the whole n x n matrix read
-      // and written, as bench_gpu does, so it exceeds 1 where only the triangle's sectors
-      // move), shape chosen here | the staged kernel at the shape of 3c73957:
-      //   double n=2 1.02|.897, 3 .979|.704, 4 1.02|.908, 5 .993|.611, 8 1.11|.834,
-      //          12 1.13|.612, 16 1.14|.798, 20 .777|.494, 24 .763|.468, 32 .570|.541;
-      //   float  n=2 .946|.747, 3 .842|.545, 4 1.01|.641, 5 .773|.476, 8 .972|.499,
-      //          12 .756|.370, 16 .916|.538, 20 .550|.358, 24 .632|.377, 32 .508|.446.
-      // The best shape swept was at most .013 above these. Upper triangles (a thread's row
-      // of U^T is a column of A: strided loads) were not timed.
+      // Right-looking, row by row (each thread loads and stores its row of the factor
+      // directly). Sweep bench/results/gpu-h100-b415ef3-dirty-sweep-potrf.csv (lower triangle; the
+      // fraction counts the whole n x n matrix read and written, as bench_gpu does, so it
+      // exceeds 1 where only the triangle's sectors move), shape chosen here | the
+      // left-looking kernel it replaced, at its shape, in the sweep of 1b98ad3 (another run):
+      //   double n=2 .99|1.02, 3 .95|.98, 4 .99|1.02, 5 .95|.99, 8 1.08|1.11, 12 1.13|1.13,
+      //          16 1.21|1.14, 20 .81|.78, 24 .85|.76, 32 .83|.57;
+      //   float  n=2 .93|.95, 3 .84|.84, 4 1.00|1.01, 5 .71|.77, 8 .93|.97, 12 .74|.76,
+      //          16 .89|.92, 20 .56|.55, 24 .64|.63, 32 .63|.51.
+      // The best shape swept was at most .02 above these. The staged kernel (a tile per block)
+      // lost at every n again (.32 - .93). Upper triangles (a thread's row of U^T is a column
+      // of A: strided loads) were not timed.
       if (elem_bytes == 8) {
-        if (n <= 5) return {128, 6, false};
+        if (n <= 5) return {128, 6, false};   // <= 85 registers
         if (n <= 8) return {128, 0, false};
-        if (n <= 12) return {128, 6, false};
-        if (n <= 16) return {128, 4, false};
         if (n <= 24) return {128, 6, false};
-        return {128, 4, false};
+        return {128, 4, false};               // <= 128
       }
-      if (n <= 2) return {128, 6, false};
-      if (n <= 3) return {128, 0, false};
-      if (n <= 20) return {128, 6, false};
-      if (n <= 24) return {256, 4, false};
-      return {128, 4, false};
+      if (n <= 5) return {128, 0, false};
+      if (n <= 8) return {128, 6, false};
+      if (n <= 12) return {128, 0, false};
+      if (n <= 16) return {128, 6, false};
+      if (n <= 24) return {256, 4, false};    // <= 64
+      return {128, 5, false};                 // <= 102
     case fast_op::getrs:
+      // Direct kernel (solve.cuh: the factor straight from global memory, no tile, no block
+      // barrier). Sweeps bench/results/gpu-h100-b415ef3-dirty-sweep-solves.csv (no_trans) and
+      // -sweep-solves-gemm.csv (no_trans again, and trans), one right-hand side, 1 GiB of
+      // factors; roofline fraction of the shape chosen here | the staged kernel at the shape
+      // it had before (256 threads n <= 8, else 128, no cap), no_trans:
+      //   double n=2 .97|.78, 3 .88|.56, 4 1.02|.70, 5 .82|.46, 8 .99|.48, 12 .94|.60,
+      //          16 .99|.69, 20 .78|.50, 24 .80|.55, 32 .81|.57;
+      //   float  n=2 .90|.68, 3 .77|.49, 4 .95|.57, 5 .68|.42, 8 .94|.41, 12 .78|.39,
+      //          16 .87|.62, 20 .57|.44, 24 .62|.47, 32 .74|.57.
+      // trans reads columns of the factor: `transpose` (through the segment's shared-memory
+      // tile) where it measured faster than strided loads at the same shape, which is where
+      // the stride is a power of two (cache-set conflicts): double n=16 .66 -> .95, 32 .57 ->
+      // .74; float n=2 .77 -> .87, 3 .63 -> .72, 4 .84 -> .90, 16 .66 -> .80, 32 .34 -> .65
+      // (64 threads: no_trans .735 there as at 128). Elsewhere it lost (float n=8 .96 -> .80).
+      // The best shape swept was at most .02 above these for no_trans.
+      if (elem_bytes == 8) {
+        if (n == 5 || n == 12) return {256, 6, false};             // <= 42 registers
+        if (n > 16 && n <= 20) return {256, 4, false};              // <= 64
+        if (n == 16 || n > 24) return {128, 6, false, false, true};  // <= 85
+        return {128, 6, false};
+      }
+      if (n <= 4) return {128, 4, false, false, true};  // <= 128
+      if (n == 16) return {128, 6, false, false, true};
+      if (n > 24) return {64, 0, false, false, true};
+      return {128, 6, false};
     case fast_op::potrs:
+      // Direct kernel, lower triangle, one right-hand side; same sweeps, shape chosen |
+      // staged. The second phase reads columns of L: through the transpose where it won
+      // (n >= 12 double, 20 float: double n=16 .87 -> 1.17, 32 .58 -> .77; float n=32 .49 ->
+      // .61), strided below.
+      //   double n=2 1.02|.87, 3 .95|.73, 4 1.03|.69, 5 .85|.44, 8 1.01|.54, 12 .88|.50,
+      //          16 1.17|.58, 20 .68|.36, 24 .72|.38, 32 .77|.56;
+      //   float  n=2 .95|.71, 3 .81|.50, 4 .92|.63, 5 .60|.32, 8 .86|.43, 12 .65|.35,
+      //          16 .70|.48, 20 .46|.32, 24 .52|.33, 32 .61|.47.
+      if (elem_bytes == 8) {
+        if (n <= 3) return {256, 6, false};
+        if (n <= 4) return {64, 0, false};
+        if (n <= 5) return {64, 0, false, false, true};
+        if (n <= 8) return {256, 4, false};
+        if (n <= 20) return {256, 4, false, false, true};
+        if (n <= 24) return {128, 4, false, false, true};
+        return {64, 0, false, false, true};
+      }
+      if (n == 3) return {256, 0, false};
+      if (n <= 8) return {128, 4, false};
+      if (n <= 12) return {256, 4, false};
+      if (n <= 16) return {128, 6, false};
+      if (n <= 24) return {64, 0, false, false, true};
+      return {256, 4, false, false, true};
     default:
-      return {n <= 8 ? 256 : 128, 0};
+      return {128, 0, false};
   }
 }
 
-/// Smallest n at which the CUDA backend runs the fast getrs / potrs kernels (solve.cuh);
-/// below it the generic one-thread-per-matrix kernel measured faster on the H100
-/// (bench/results/gpu-h100-83ab075.csv, 1 right-hand side, roofline fractions fast | generic:
-/// getrs float n=2 .68|.84, 3 .46|.67, 4 .48|.52, 5 .35|.49, 8 .41|.29; getrs double n=3
-/// .51|.65, 4 .64|.53; potrs float n=3 .51|.59, 4 .66|.57, 5 .41|.56, 8 .46|.27; potrs double
-/// fast at every n). n = 6, 7 were not measured: the fast kernels take them.
+/// Smallest n at which the CUDA backend runs the fast getrs / potrs kernels (solve.cuh)
+/// instead of the generic one-thread-per-matrix kernel. Until the direct solve kernel the
+/// generic one won at small n (bench/results/gpu-h100-83ab075-solves.csv: getrs float n=2
+/// .68|.84 fast|generic, 5 .35|.49; potrs float n=5 .41|.56); the direct kernel reaches
+/// getrs float n=2 .90, 5 .68, potrs float n=5 .60 in its sweep (above), and bench_gpu runs
+/// the generic kernel beside it (tinybatch_generic) to keep checking.
 constexpr int solve_fast_min_n(fast_op op, int elem_bytes) {
-  if (op == fast_op::getrs) return elem_bytes == 4 ? 6 : 4;
-  return elem_bytes == 4 ? 6 : 1;
+  (void)op, (void)elem_bytes;
+  return 1;
 }
 
 /// Smallest m, n and k at which the CUDA backend gives gemm on strided batches to cuBLAS
@@ -145,9 +210,15 @@ constexpr int solve_fast_min_n(fast_op op, int elem_bytes) {
 /// From n = 22 on cuBLAS is as fast or faster at every measured n, in both types (n = 20
 /// double is a tie, n = 21 goes to the kernel). Strided batches of run-time sizes follow the
 /// same rule (below it they run the one-thread-per-matrix generic kernel).
-constexpr int gemm_vendor_min_n(int elem_bytes) {
-  (void)elem_bytes;
-  return 22;
+///
+/// Since float gemm loads its tiles by 16-byte vectors (`packed` above) the fast kernel beats
+/// cuBLAS at every float n measured (bench/results/gpu-h100-b415ef3-dirty-sweep-solves-gemm.csv,
+/// fast | cuBLAS: n=16 1.02|.41, 20 .70|.53, 22 .76|.59, 24 .75|.66, 28 .81|.70, 32 .90|.81),
+/// so float never crosses over on fixed-size views (33); double still does at 22 (n=22
+/// .67|.79, 24 .72|.87, 32 .62|.99 in the same run). Run-time sizes (`fixed_size` false)
+/// have no fast kernel, only the generic one: they cross over at 22 in both types.
+constexpr int gemm_vendor_min_n(int elem_bytes, bool fixed_size = true) {
+  return elem_bytes == 4 && fixed_size ? 33 : 22;
 }
 
 }  // namespace tinybatch::cuda::fast_kernels
