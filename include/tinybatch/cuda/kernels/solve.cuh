@@ -1,11 +1,12 @@
 // Fast triangular solves for n <= 32 (issue #4): getrs (no_trans / trans, with getrf's row
 // interchanges) and potrs (lower / upper), NRHS <= 32 right-hand sides. One thread per row
-// of B holding that row's NRHS entries in registers; the factor of several matrices per
-// thread block staged in shared memory by coalesced block-wide copies, with an odd column
-// pitch so that a segment reads a row of it (lane i: element (i, j)) or a column (lane i:
-// element (j, i)) without bank conflicts. Each substitution step broadcasts the finished
-// x_j of every right-hand side with one warp shuffle, and every lower row (forward) or upper
-// row (backward) subtracts its multiple at once (right-looking).
+// of B holding that row's NRHS entries in registers, several matrices per thread block; each
+// thread loads the factor's elements its row uses straight from global memory (or, STAGED,
+// from a block-wide shared-memory tile: slower at every size on the H100, kept for the
+// sweep), a column of the factor through its segment's shared-memory transpose where
+// tuning.hpp says so (odd pitch: rows and columns conflict-free). Each substitution step
+// broadcasts the finished x_j of every right-hand side with one warp shuffle, and every
+// lower row (forward) or upper row (backward) subtracts its multiple at once.
 //
 // Not bit-identical to reference::getrs / potrs: the backward phase subtracts the terms of
 // row i in descending column order (the reference's dot products ascend), and x_j is
