@@ -17,6 +17,7 @@
 //     its factor staged through shared memory (the shape used until this sweep) and direct
 //     from global memory at the launch shapes of solve_shapes, the right-hand side restored
 //     before each run;
+//   gemm (n <= 8): the staged kernel and the one-thread-per-matrix kernel (beta = 0);
 //   gemm (n in 16 .. 24, 28, 32): the fast kernel (cuda::fast::gemm) and
 //     cublas<t>gemmStridedBatched on the same data (beta = 0): the crossover.
 #include <cublas_v2.h>
@@ -55,9 +56,7 @@ constexpr bool gemm_size = N >= 16;
 #ifndef TB_SWEEP_BUILD
 #define TB_SWEEP_BUILD 31
 #endif
-constexpr bool build_getrf = TB_SWEEP_BUILD & 1, build_inverse = TB_SWEEP_BUILD & 2,
-               build_potrf = TB_SWEEP_BUILD & 4, build_gemm = TB_SWEEP_BUILD & 8,
-               build_solves = TB_SWEEP_BUILD & 16;
+
 
 [[maybe_unused]] constexpr const char* pm_name(k::pivot_method m) {
   return m == k::pivot_method::butterfly ? "butterfly" : m == k::pivot_method::redux ? "redux" : "fit";
@@ -167,7 +166,13 @@ __global__ void pointers_kernel(T** p, T* base, index_t count, index_t stride) {
 
 namespace sweep {
 
-void TB_CAT(sweep, TB_SWEEP_P, TB_SWEEP_N)(const context& c) {
+namespace {
+// A template, so that `if constexpr` discards the operations TB_SWEEP_BUILD leaves out
+// (in a plain function their branches would still be compiled).
+template <int Build>
+void run_part(const context& c) {
+  constexpr bool build_getrf = Build & 1, build_inverse = Build & 2, build_potrf = Build & 4,
+                 build_gemm = Build & 8, build_solves = Build & 16;
   const index_t mat = index_t(N) * N;
   const index_t batch = std::min<index_t>(index_t(c.o.gib * double(1ull << 30) / double(mat * sizeof(T))),
                                           2147483647 / 4);
@@ -296,6 +301,24 @@ void TB_CAT(sweep, TB_SWEEP_P, TB_SWEEP_N)(const context& c) {
     TINYBATCH_CUDA_CHECK(cudaDeviceSynchronize());
   }
   }
+  if constexpr (N <= 8 && build_gemm) {
+  if (c.o.has("gemm")) {
+    // small n: the staged kernel at tuning.hpp's shape and one thread per matrix
+    const double bytes = 3 * mb, fl = 2.0 * N * N * N;
+    const auto shape = [&]<S Sh>(const char* name) {
+      const double ms = c.time_ms([&] {
+        tb::cuda::fast::detail_fast::gemm_with<Sh, false, false>(cudaStream_t{}, T(1), vA, vB, T(0), vC);
+      });
+      c.record("gemm", name, TB_STR(TB_SWEEP_P), N, batch, ms, fl, bytes);
+    };
+    constexpr S tuned = k::tuned(k::fast_op::gemm, sizeof(T), N);
+    shape.template operator()<tuned>("tuned");
+    shape.template operator()<S{256, tuned.min_blocks, true, tuned.packed}>("staged_t256");
+    shape.template operator()<S{64, 0, false}>("thread_t64");
+    shape.template operator()<S{128, 0, false}>("thread_t128");
+    shape.template operator()<S{256, 0, false}>("thread_t256");
+  }
+  }
   if constexpr (gemm_size && build_gemm) {
   if (c.o.has("gemm")) {
     const double bytes = 3 * mb, fl = 2.0 * N * N * N;
@@ -311,5 +334,8 @@ void TB_CAT(sweep, TB_SWEEP_P, TB_SWEEP_N)(const context& c) {
   TINYBATCH_CUDA_CHECK(cudaDeviceSynchronize());
   for (void* p : {(void*)A, (void*)B, (void*)C, (void*)info}) TINYBATCH_CUDA_CHECK(cudaFree(p));
 }
+}  // namespace
+
+void TB_CAT(sweep, TB_SWEEP_P, TB_SWEEP_N)(const context& c) { run_part<TB_SWEEP_BUILD>(c); }
 
 }  // namespace sweep

@@ -116,25 +116,39 @@ concept small_solve = k::small_square<VA> && k::fixed_view<VB> &&
                       VB::static_rows == VA::static_rows && VB::static_cols <= 32 &&
                       VA::static_rows >= k::solve_fast_min_n(Op, int(sizeof(typename VA::value_type)));
 
-template <bool TA, bool TB, class T, class VA, class VB, class VC>
-bool gemm_as(CUstream_st* stream, T alpha, const VA& A, const VB& B, T beta, const VC& C) {
+/// The gemm kernel for op(A) op(B) at launch shape S (tuning.hpp's, or others:
+/// bench/gpu/sweep_part.cu): S.staged, the shared-memory kernel; otherwise one thread per matrix.
+template <k::launch_shape S, bool TA, bool TB, class T, class VA, class VB, class VC>
+bool gemm_with(CUstream_st* stream, T alpha, const VA& A, const VB& B, T beta, const VC& C) {
   constexpr int M = VC::static_rows, N = VC::static_cols;
   constexpr int MA = TA ? VA::static_cols : VA::static_rows, KA = TA ? VA::static_rows : VA::static_cols;
   constexpr int KB = TB ? VB::static_cols : VB::static_rows, NB = TB ? VB::static_rows : VB::static_cols;
   if constexpr (MA != M || NB != N || KA != KB) {
     return false;  // never called: the front end checked the shapes
+  } else if constexpr (!S.staged) {
+    k::gemm_thread_kernel<T, M, N, KA, TA, TB, S.threads>
+        <<<k::grid_for(C.count(), S.threads), S.threads, 0, stream>>>(k::at_of(A), k::at_of(B), k::at_of(C),
+                                                                     C.count(), alpha, beta);
+    check_launch("tinybatch::cuda gemm (fast, one thread per matrix)");
+    return true;
   } else {
     constexpr int K = KA, w = k::seg_width(M);
     constexpr int bp = k::row_pitch<T>(N), ma = k::gemm_a_pitch(M, TA);
     constexpr int bytes = int(sizeof(T)) * (k::tile_stride(ma * K, w) + k::vec_stride<T>(K * bp));
-    constexpr auto shape = k::tuned(k::fast_op::gemm, sizeof(T), M > N ? M : N);
-    constexpr int threads = k::fit_threads(shape.threads, w, bytes);
-    k::gemm_kernel<T, M, N, K, TA, TB, threads, shape.min_blocks, shape.packed>
+    constexpr int threads = k::fit_threads(S.threads, w, bytes);
+    k::gemm_kernel<T, M, N, K, TA, TB, threads, S.min_blocks, S.packed>
         <<<k::grid_for(C.count(), threads / w), threads, 0, stream>>>(
             k::at_of(A), k::at_of(B), k::at_of(C), C.count(), alpha, beta);
     check_launch("tinybatch::cuda gemm (fast)");
     return true;
   }
+}
+
+template <bool TA, bool TB, class T, class VA, class VB, class VC>
+bool gemm_as(CUstream_st* stream, T alpha, const VA& A, const VB& B, T beta, const VC& C) {
+  constexpr int M = VC::static_rows, N = VC::static_cols, K = TA ? VA::static_rows : VA::static_cols;
+  constexpr int n = M > N ? (M > K ? M : K) : (N > K ? N : K);  // the largest dimension
+  return gemm_with<k::tuned(k::fast_op::gemm, sizeof(T), n), TA, TB>(stream, alpha, A, B, beta, C);
 }
 }  // namespace detail_fast
 

@@ -19,8 +19,9 @@ struct launch_shape {
   int threads;     ///< thread-block size (a multiple of 32)
   int min_blocks;  ///< __launch_bounds__ minimum blocks per SM (0: none): caps registers at
                    ///< 64K / (threads * min_blocks), the occupancy limiter ncu found (issue #4)
-  bool staged = true;  ///< potrf: matrices through a shared-memory tile (else each thread
-                       ///< loads and stores its row directly); getrf and the inverse always
+  bool staged = true;  ///< potrf, the solves: matrices through a shared-memory tile (else
+                       ///< each thread loads and stores its row directly); gemm: the tiled
+                       ///< kernel (else one thread per matrix); getrf and the inverse always
                        ///< run row by row
   bool packed = false;  ///< gemm: 16-byte loads into the tiles where a block's matrices are
                         ///< a packed, aligned run of a strided batch (common.cuh)
@@ -56,6 +57,13 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       //          12 .90 -> .99, 16 1.01 -> .98, 20 .71 -> .61.
       // (Fewer, wider loads lose where a block holds little: at n <= 5 half the threads or
       // fewer load a vector.)
+      // One thread per matrix (staged = false: gemm_thread_kernel, no shared memory, 16-byte
+      // loads and stores of whole matrices) against the staged kernel, sweep
+      // bench/results/gpu-h100-1a72aa9-dirty-sweep-gemm-small.csv (beta = 0), staged | thread:
+      //   float  n=2 .74|1.06, 3 .63|.59, 4 .87|1.06, 5 .62|.26, 8 .95|.73;
+      //   double n=2 .86|1.04, 3 .93|.58, 4 .83|.73, 5 .70|.41, 8 1.02|.64.
+      // Odd sizes have no 16-byte runs; from n = 5 the registers (3 n^2 values) cost more.
+      if (n <= 2 || (elem_bytes == 4 && n == 4)) return {256, 0, false};
       {
         const bool packed = elem_bytes == 4 ? n >= 8 : n >= 8 && n <= 12;
         if (n <= 5) return {256, 0, true, packed};
