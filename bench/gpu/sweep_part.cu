@@ -7,16 +7,15 @@
 //     same data (the staged kernel of 045adb9 and the variants that lost to this one were
 //     measured by the sweep of bench/results/gpu-h100-1b98ad3-dirty-sweep-variants.csv, then removed);
 //   potrf (same n, lower): the fast kernel at tuning.hpp's shape and at the shapes below,
-//     staged through shared memory or row by row, in place on diagonally dominant input
-//     restored before each run;
+//     in place on diagonally dominant input restored before each run (the variant staged
+//     through a block-wide tile, measured by the sweeps of 1b98ad3 and b415ef3, is gone);
 //   inverse (same n): the fast kernel at every launch shape below, out of place, 1 GiB per
 //     operand, and with each pivot search at tuning.hpp's shape (the [A | I] kernel it
 //     replaced, measured by the sweep of 0b57285, is gone);
 //   getrs (no_trans, and trans as getrs_t) and potrs (lower), one right-hand side (same n):
-//     the solve kernel with
-//     its factor staged through shared memory (the shape used until this sweep) and direct
-//     from global memory at the launch shapes of solve_shapes, the right-hand side restored
-//     before each run;
+//     the solve kernel at the launch shapes of solve_shapes, columns by strided loads or
+//     through the per-segment transpose, the right-hand side restored before each run (the
+//     staged kernel, measured by the sweep of b415ef3, is gone);
 //   gemm (n <= 8): the staged kernel and the one-thread-per-matrix kernel (beta = 0);
 //   gemm (n in 16 .. 24, 28, 32): the fast kernel (cuda::fast::gemm) and
 //     cublas<t>gemmStridedBatched on the same data (beta = 0): the crossover.
@@ -62,8 +61,7 @@ constexpr bool gemm_size = N >= 16;
   return m == k::pivot_method::butterfly ? "butterfly" : m == k::pivot_method::redux ? "redux" : "fit";
 }
 [[maybe_unused]] std::string shape_name(k::launch_shape S) {
-  return "t" + std::to_string(S.threads) + "_mb" + std::to_string(S.min_blocks) +
-         (S.staged ? "_staged" : S.transpose ? "_xpose" : "_direct");
+  return "t" + std::to_string(S.threads) + "_mb" + std::to_string(S.min_blocks) + (S.transpose ? "_xpose" : "_direct");
 }
 
 template <k::launch_shape S, k::pivot_method PM = k::default_pivot>
@@ -130,8 +128,7 @@ void solve_shape(const sweep::context& c, const char* op, const tb::strided_view
   c.record(op, shape_name(S), TB_STR(TB_SWEEP_P), N, A.count(), ms, 2.0 * N * N, bytes);
 }
 
-/// Every launch shape of the solve sweep for kind K: tuning.hpp's, the tile at the shape the
-/// solves had until this sweep, and the direct kernel (no tile) at the shapes below.
+/// Every launch shape of the solve sweep for kind K: tuning.hpp's and the ones below.
 template <k::solve_kind K>
 void solve_shapes(const sweep::context& c, const char* op, const tb::strided_view<const T, N, N>& A,
                   const tb::pivot_view& pv, const tb::strided_view<T, N, 1>& b, double bytes,
@@ -140,7 +137,6 @@ void solve_shapes(const sweep::context& c, const char* op, const tb::strided_vie
   constexpr bool lu = K == k::solve_kind::getrs_n || K == k::solve_kind::getrs_t;
   constexpr S tuned = k::tuned(lu ? k::fast_op::getrs : k::fast_op::potrs, sizeof(T), N);
   solve_shape<tuned, K>(c, op, A, pv, b, bytes, restore);
-  solve_shape<S{N <= 8 ? 256 : 128, 0, true}, K>(c, op, A, pv, b, bytes, restore);
   solve_shape<S{64, 0, false}, K>(c, op, A, pv, b, bytes, restore);
   solve_shape<S{128, 0, false}, K>(c, op, A, pv, b, bytes, restore);
   solve_shape<S{256, 0, false}, K>(c, op, A, pv, b, bytes, restore);
@@ -251,10 +247,6 @@ void run_part(const context& c) {
     };
     const double bytes = 2 * mb + 4.0 * double(batch);
     potrf_shape<k::tuned(k::fast_op::potrf, sizeof(T), N)>(c, vB, info, bytes, restore);
-    potrf_shape<S{256, 0, true}>(c, vB, info, bytes, restore);  // the shapes of 3c73957
-    potrf_shape<S{256, 3, true}>(c, vB, info, bytes, restore);
-    potrf_shape<S{128, 6, true}>(c, vB, info, bytes, restore);
-    potrf_shape<S{128, 0, true}>(c, vB, info, bytes, restore);
     potrf_shape<S{64, 0, false}>(c, vB, info, bytes, restore);
     potrf_shape<S{128, 0, false}>(c, vB, info, bytes, restore);
     potrf_shape<S{256, 0, false}>(c, vB, info, bytes, restore);

@@ -65,13 +65,12 @@ template <k::launch_shape S, class V>
 void potrf_with(CUstream_st* stream, uplo u, const V& A, int* info) {
   using T = typename V::value_type;
   constexpr int n = V::static_rows, w = k::seg_width(n);
-  constexpr int bytes = int(sizeof(T)) * ((S.staged ? k::tile_stride(n * n, w) : 0) + 2 * k::vec_stride<T>(n));
-  constexpr int threads = k::fit_threads(S.threads, w, bytes), mb = S.min_blocks;
+  constexpr int threads = k::fit_threads(S.threads, w, int(sizeof(T)) * 2 * k::vec_stride<T>(n)), mb = S.min_blocks;
   const unsigned grid = k::grid_for(A.count(), threads / w);
   if (u == uplo::upper)
-    k::potrf_kernel<T, n, threads, mb, true, S.staged><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
+    k::potrf_kernel<T, n, threads, mb, true><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
   else
-    k::potrf_kernel<T, n, threads, mb, false, S.staged><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
+    k::potrf_kernel<T, n, threads, mb, false><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
   check_launch("tinybatch::cuda potrf (fast)");
 }
 }  // namespace detail_fast
@@ -85,15 +84,15 @@ bool potrf(CUstream_st* stream, uplo u, const V& A, int* info) {
 
 namespace detail_fast {
 /// The solve kernel for kind K on A (n x n) and B (n x NRHS), NRHS <= 32, at launch shape S
-/// (tuning.hpp's, or others: bench/gpu/sweep_part.cu); S.staged picks the shared-memory tile.
+/// (tuning.hpp's, or others: bench/gpu/sweep_part.cu).
 template <k::launch_shape S, k::solve_kind K, class VA, class VB>
 void solve_with(CUstream_st* stream, const VA& A, const pivot_view& ipiv, const VB& B, const int* info,
                 const char* what) {
   using T = typename VB::value_type;
   constexpr int n = VA::static_rows, nrhs = VB::static_cols, w = k::seg_width(n);
-  constexpr int bytes = S.staged || S.transpose ? int(sizeof(T)) * k::solve_tile_stride(n) : 0;
+  constexpr int bytes = S.transpose ? int(sizeof(T)) * k::solve_tile_stride(n) : 0;
   constexpr int threads = k::fit_threads(S.threads, w, bytes);
-  k::solve_kernel<T, n, nrhs, threads, S.min_blocks, K, S.staged, S.transpose>
+  k::solve_kernel<T, n, nrhs, threads, S.min_blocks, K, S.transpose>
       <<<k::grid_for(B.count(), threads / w), threads, 0, stream>>>(k::at_of(A), ipiv, k::at_of(B),
                                                                     B.count(), info);
   check_launch(what);

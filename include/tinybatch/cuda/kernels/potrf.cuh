@@ -12,34 +12,25 @@
 
 namespace tinybatch::cuda::fast_kernels {
 
-/// STAGED: the triangle moves between global memory and the registers through a
-/// shared-memory tile with block-wide coalesced copies (common.cuh); otherwise each thread
-/// loads its row of the factor (row r of A's lower triangle, or column r of its upper one)
-/// and stores it back directly, with no tile and no block-wide barrier (tuning.hpp).
-template <class T, int N, int THREADS, int MINB, bool UPPER, bool STAGED = true, class At>
+/// Each thread loads its row of the factor (row r of A's lower triangle, or column r of its
+/// upper one) and stores it back directly, with no tile and no block-wide barrier. (A
+/// variant staged through a block-wide shared-memory tile lost at every n in two sweeps on
+/// the H100, left- and right-looking: bench/results/gpu-h100-1b98ad3-dirty-sweep.csv,
+/// gpu-h100-b415ef3-dirty-sweep-potrf.csv; it was removed.)
+template <class T, int N, int THREADS, int MINB, bool UPPER, class At>
 __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB)) potrf_kernel(At A, index_t count, int* info) {
-  constexpr int W = seg_width(N), NB = THREADS / W, TS = tile_stride(N * N, W);
+  constexpr int W = seg_width(N), NB = THREADS / W;
   constexpr int BS = vec_stride<T>(N);
-  constexpr part P = UPPER ? part::upper : part::lower;
-  // The tile holds the factor's rows as a lower triangle: (i, j), i >= j, at i + j * N.
-  constexpr int RS = UPPER ? N : 1, CS = UPPER ? 1 : N;
-  __shared__ __align__(16) T tile[STAGED ? NB * TS : 1];
   __shared__ __align__(16) T bc[2][NB * BS];
   const int seg = threadIdx.x / W, r = threadIdx.x % W;
   const bool lane_ok = r < N;
-  T* t = tile + (STAGED ? seg * TS : 0);
   // element c of row r of the factor in A: (r, c) of the lower triangle, (c, r) of the upper
   const auto at = [&](T* m, int c) { return UPPER ? m + c + index_t(r) * A.ld : m + r + index_t(c) * A.ld; };
   for (index_t k0 = index_t(blockIdx.x) * NB; k0 < count; k0 += index_t(gridDim.x) * NB) {
     const index_t k = k0 + seg;
     const bool live = k < count;
     T a[N];
-    if constexpr (STAGED) {
-      to_tiles<THREADS, NB, N, N, TS, RS, CS, P>(tile, A, k0, count);
-      __syncthreads();
-#pragma unroll
-      for (int c = 0; c < N; ++c) a[c] = lane_ok && c <= r ? t[r + c * N] : T(0);
-    } else {
+    {
       T* m = lane_ok && live ? A(k) : nullptr;
 #pragma unroll
       for (int c = 0; c < N; ++c) a[c] = m && c <= r ? *at(m, c) : T(0);
@@ -79,35 +70,17 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB)) potrf_kernel(At 
     if (inf != 0 && lane_ok && live && r >= inf) {
 #pragma unroll
       for (int c = 0; c < N; ++c) {
-        if (c >= inf - 1 && c <= r) {
-          if constexpr (STAGED)
-            a[c] = t[r + c * N];
-          else
-            a[c] = *at(A(k), c);
-        }
+        if (c >= inf - 1 && c <= r) a[c] = *at(A(k), c);
       }
     }
-    if constexpr (STAGED) {
-      __syncwarp();
-      if (lane_ok) {
-#pragma unroll
-        for (int c = 0; c < N; ++c)
-          if (c <= r) t[r + c * N] = a[c];
-      }
-    } else if (lane_ok && live) {
+    if (lane_ok && live) {
       T* m = A(k);
 #pragma unroll
       for (int c = 0; c < N; ++c)
         if (c <= r) *at(m, c) = a[c];
     }
     if (r == 0 && live) info[k] = inf;
-    if constexpr (STAGED) {
-      __syncthreads();
-      from_tiles<THREADS, NB, N, N, TS, RS, CS, P>(tile, A, k0, count);
-      __syncthreads();
-    } else {
-      __syncwarp();  // every lane done with the broadcast rows before the next matrix
-    }
+    __syncwarp();  // every lane done with the broadcast rows before the next matrix
   }
 }
 

@@ -1,10 +1,11 @@
 // Fast triangular solves for n <= 32 (issue #4): getrs (no_trans / trans, with getrf's row
 // interchanges) and potrs (lower / upper), NRHS <= 32 right-hand sides. One thread per row
 // of B holding that row's NRHS entries in registers, several matrices per thread block; each
-// thread loads the factor's elements its row uses straight from global memory (or, STAGED,
-// from a block-wide shared-memory tile: slower at every size on the H100, kept for the
-// sweep), a column of the factor through its segment's shared-memory transpose where
-// tuning.hpp says so (odd pitch: rows and columns conflict-free). Each substitution step
+// thread loads the factor's elements its row uses straight from global memory, a column of
+// the factor through its segment's shared-memory transpose where tuning.hpp says so (odd
+// pitch: rows and columns conflict-free). (The factor staged through a block-wide tile, with
+// block barriers, lost at every size and type on the H100, 1.2 - 2.3x slower:
+// bench/results/gpu-h100-b415ef3-dirty-sweep-solves.csv; it was removed.) Each substitution step
 // broadcasts the finished x_j of every right-hand side with one warp shuffle, and every
 // lower row (forward) or upper row (backward) subtracts its multiple at once.
 //
@@ -30,7 +31,8 @@ namespace tinybatch::cuda::fast_kernels {
 /// Which solve: the factor's access pattern of each phase.
 enum class solve_kind { getrs_n, getrs_t, potrs_l, potrs_u };
 
-/// Column pitch of the staged factor: odd, so that rows and columns are both conflict-free.
+/// Row pitch of the transposed factor in shared memory: odd, so that rows and columns are
+/// both conflict-free.
 constexpr int solve_pitch(int n) { return n % 2 == 0 ? n + 1 : n; }
 
 /// Elements of shared memory per matrix.
@@ -45,9 +47,6 @@ struct solve_traits {
   static constexpr bool bwd_row = K == solve_kind::getrs_n || K == solve_kind::potrs_u;
   static constexpr bool bwd_unit = K == solve_kind::getrs_t;
   static constexpr bool pivoted = K == solve_kind::getrs_n || K == solve_kind::getrs_t;
-  static constexpr part staged = K == solve_kind::potrs_l   ? part::lower
-                                 : K == solve_kind::potrs_u ? part::upper
-                                                            : part::all;
 };
 
 /// x = b / d as b * (1 / d), dividing (in a branch, rarely taken) where d is tiny, zero or
@@ -70,30 +69,27 @@ __device__ __forceinline__ index_t solve_elem(int r, int j, index_t ld) {
   return row ? r + j * ld : j + r * ld;
 }
 
-/// STAGED: the factors of the block's matrices go through a shared-memory tile (coalesced
-/// block-wide copies, two block barriers per round). Otherwise ("direct") each thread loads
-/// the elements of the factor it uses straight from global memory into registers, as getrf
-/// and potrf do since f5a7915, with no tile and no block barrier: for getrs no_trans the
+/// Each thread loads the elements of the factor it uses straight from global memory into
+/// registers, as getrf and potrf do since f5a7915, with no block-wide tile and no block
+/// barrier: for getrs no_trans the
 /// lanes of a segment read consecutive elements of one column per instruction. The phases
 /// that read columns of the factor (getrs trans, potrs' second phase) either load them with
 /// a stride of ld between lanes (XPOSE false: the matrix comes through L1), or (XPOSE) each
 /// thread loads the elements of its row that some row needs, coalesced, writes them to its
 /// segment's shared-memory tile (row-major, odd pitch) and reads its column back from there
 /// after a __syncwarp (no block barrier).
-template <class T, int N, int NRHS, int THREADS, int MINB, solve_kind K, bool STAGED, bool XPOSE, class AtA,
-          class AtB>
+template <class T, int N, int NRHS, int THREADS, int MINB, solve_kind K, bool XPOSE, class AtA, class AtB>
 __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     solve_kernel(AtA A, pivot_view ipiv, AtB B, index_t count, const int* info) {
   using tr = solve_traits<K>;
   constexpr int W = seg_width(N), NB = THREADS / W, P = solve_pitch(N), TS = solve_tile_stride(N);
-  constexpr bool XP = XPOSE && !STAGED && !(tr::fwd_row && tr::bwd_row);
-  __shared__ __align__(16) T tile[STAGED || XP ? NB * TS : 1];
+  constexpr bool XP = XPOSE && !(tr::fwd_row && tr::bwd_row);
+  __shared__ __align__(16) T tile[XP ? NB * TS : 1];
   const int seg = threadIdx.x / W, r = threadIdx.x % W;
   const bool lane_ok = r < N;
   for (index_t k0 = index_t(blockIdx.x) * NB; k0 < count; k0 += index_t(gridDim.x) * NB) {
     const index_t k = k0 + seg;
     const bool active = k < count && (info == nullptr || info[k] == 0);
-    if constexpr (STAGED) to_tiles<THREADS, NB, N, N, TS, 1, P, tr::staged>(tile, A, k0, count);
     // The row this thread reads (no_trans) or writes (trans): the interchanges undone from the
     // last to the first, or followed in LAPACK's backward order, are the same loop.
     int pos = r;
@@ -120,13 +116,7 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     }
     // g[j]: the factor's element this row uses at step j (solve_elem).
     T g[N], d;
-    if constexpr (STAGED) {
-      __syncthreads();
-      const T* t = tile + seg * TS;
-#pragma unroll
-      for (int j = 0; j < N; ++j) g[j] = lane_ok ? t[solve_elem<K>(r, j, P)] : T(0);
-      d = lane_ok ? t[r + r * P] : T(1);
-    } else if constexpr (XP) {
+    if constexpr (XP) {
       // g[c] = element (r, c) where row r reads it or row c reads it as its column element.
       const T* a = active && lane_ok ? A(k) : nullptr;
       T* x = tile + seg * TS;
@@ -181,7 +171,6 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
 #pragma unroll
       for (int c = 0; c < NRHS; ++c) bk[dst + index_t(c) * B.ld] = b[c];
     }
-    if constexpr (STAGED) __syncthreads();
     if constexpr (XP) __syncwarp();  // the tile is rewritten for the next matrix
   }
 }

@@ -19,10 +19,9 @@ struct launch_shape {
   int threads;     ///< thread-block size (a multiple of 32)
   int min_blocks;  ///< __launch_bounds__ minimum blocks per SM (0: none): caps registers at
                    ///< 64K / (threads * min_blocks), the occupancy limiter ncu found (issue #4)
-  bool staged = true;  ///< potrf, the solves: matrices through a shared-memory tile (else
-                       ///< each thread loads and stores its row directly); gemm: the tiled
-                       ///< kernel (else one thread per matrix); getrf and the inverse always
-                       ///< run row by row
+  bool staged = true;  ///< gemm: the kernel with a block-wide shared-memory tile (else one
+                       ///< thread per matrix); the other kernels have no tile (their tiled
+                       ///< variants lost in the sweeps and were removed) and ignore it
   bool packed = false;  ///< gemm: 16-byte loads into the tiles where a block's matrices are
                         ///< a packed, aligned run of a strided batch (common.cuh)
   bool transpose = false;  ///< solves (direct): columns of the factor through a per-segment
