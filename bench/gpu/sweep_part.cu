@@ -137,19 +137,19 @@ void solve_shapes(const sweep::context& c, const char* op, const tb::strided_vie
   constexpr bool lu = K == k::solve_kind::getrs_n || K == k::solve_kind::getrs_t;
   constexpr S tuned = k::tuned(lu ? k::fast_op::getrs : k::fast_op::potrs, sizeof(T), N);
   solve_shape<tuned, K>(c, op, A, pv, b, bytes, restore);
-  solve_shape<S{64, 0, false}, K>(c, op, A, pv, b, bytes, restore);
-  solve_shape<S{128, 0, false}, K>(c, op, A, pv, b, bytes, restore);
-  solve_shape<S{256, 0, false}, K>(c, op, A, pv, b, bytes, restore);
-  solve_shape<S{128, 4, false}, K>(c, op, A, pv, b, bytes, restore);  // <= 128 registers
-  solve_shape<S{128, 6, false}, K>(c, op, A, pv, b, bytes, restore);  // <= 85
-  solve_shape<S{256, 4, false}, K>(c, op, A, pv, b, bytes, restore);  // <= 64
-  solve_shape<S{256, 6, false}, K>(c, op, A, pv, b, bytes, restore);  // <= 42
+  solve_shape<S{.threads = 64}, K>(c, op, A, pv, b, bytes, restore);
+  solve_shape<S{.threads = 128}, K>(c, op, A, pv, b, bytes, restore);
+  solve_shape<S{.threads = 256}, K>(c, op, A, pv, b, bytes, restore);
+  solve_shape<S{.threads = 128, .min_blocks = 4}, K>(c, op, A, pv, b, bytes, restore);  // <= 128 registers
+  solve_shape<S{.threads = 128, .min_blocks = 6}, K>(c, op, A, pv, b, bytes, restore);  // <= 85
+  solve_shape<S{.threads = 256, .min_blocks = 4}, K>(c, op, A, pv, b, bytes, restore);  // <= 64
+  solve_shape<S{.threads = 256, .min_blocks = 6}, K>(c, op, A, pv, b, bytes, restore);  // <= 42
   if constexpr (K != k::solve_kind::getrs_n) {  // columns through the per-segment transpose
-    solve_shape<S{64, 0, false, false, true}, K>(c, op, A, pv, b, bytes, restore);
-    solve_shape<S{128, 0, false, false, true}, K>(c, op, A, pv, b, bytes, restore);
-    solve_shape<S{128, 4, false, false, true}, K>(c, op, A, pv, b, bytes, restore);
-    solve_shape<S{128, 6, false, false, true}, K>(c, op, A, pv, b, bytes, restore);
-    solve_shape<S{256, 4, false, false, true}, K>(c, op, A, pv, b, bytes, restore);
+    solve_shape<S{.threads = 64, .transpose = true}, K>(c, op, A, pv, b, bytes, restore);
+    solve_shape<S{.threads = 128, .transpose = true}, K>(c, op, A, pv, b, bytes, restore);
+    solve_shape<S{.threads = 128, .min_blocks = 4, .transpose = true}, K>(c, op, A, pv, b, bytes, restore);
+    solve_shape<S{.threads = 128, .min_blocks = 6, .transpose = true}, K>(c, op, A, pv, b, bytes, restore);
+    solve_shape<S{.threads = 256, .min_blocks = 4, .transpose = true}, K>(c, op, A, pv, b, bytes, restore);
   }
 }
 
@@ -204,13 +204,13 @@ void run_part(const context& c) {
     const double bytes = 2 * mb + 4.0 * double(N + 1) * double(batch);
     constexpr S tuned = k::tuned(k::fast_op::getrf, sizeof(T), N);
     getrf_shape<tuned, PM::butterfly>(c, vA, pv, info, bytes, restore, true);
-    getrf_shape<S{64, 0, false}>(c, vA, pv, info, bytes, restore);
-    getrf_shape<S{128, 0, false}>(c, vA, pv, info, bytes, restore);
-    getrf_shape<S{128, 4, false}>(c, vA, pv, info, bytes, restore);  // <= 128 registers
-    getrf_shape<S{128, 5, false}>(c, vA, pv, info, bytes, restore);  // <= 102
-    getrf_shape<S{128, 6, false}>(c, vA, pv, info, bytes, restore);  // <= 85
-    getrf_shape<S{256, 3, false}>(c, vA, pv, info, bytes, restore);  // <= 85
-    getrf_shape<S{256, 4, false}>(c, vA, pv, info, bytes, restore);  // <= 64
+    getrf_shape<S{.threads = 64}>(c, vA, pv, info, bytes, restore);
+    getrf_shape<S{.threads = 128}>(c, vA, pv, info, bytes, restore);
+    getrf_shape<S{.threads = 128, .min_blocks = 4}>(c, vA, pv, info, bytes, restore);  // <= 128 registers
+    getrf_shape<S{.threads = 128, .min_blocks = 5}>(c, vA, pv, info, bytes, restore);  // <= 102
+    getrf_shape<S{.threads = 128, .min_blocks = 6}>(c, vA, pv, info, bytes, restore);  // <= 85
+    getrf_shape<S{.threads = 256, .min_blocks = 3}>(c, vA, pv, info, bytes, restore);  // <= 85
+    getrf_shape<S{.threads = 256, .min_blocks = 4}>(c, vA, pv, info, bytes, restore);  // <= 64
     cublasHandle_t h;
     TINYBATCH_CUDA_CHECK(cublasCreate(&h));
     const double ms = c.time_restored([&] { TINYBATCH_CUDA_CHECK(getrf_b(h, Ap, piv, info, int(batch))); }, restore);
@@ -226,13 +226,13 @@ void run_part(const context& c) {
     const double bytes = 2 * mb + 4.0 * double(batch);
     constexpr S tuned = k::tuned(k::fast_op::inverse, sizeof(T), N);
     inverse_shape<tuned, PM::butterfly>(c, cA, vC, info, bytes, true);
-    inverse_shape<S{64, 0, false}>(c, cA, vC, info, bytes);
-    inverse_shape<S{128, 0, false}>(c, cA, vC, info, bytes);
-    inverse_shape<S{256, 0, false}>(c, cA, vC, info, bytes);
-    inverse_shape<S{128, 4, false}>(c, cA, vC, info, bytes);  // <= 128 registers
-    inverse_shape<S{128, 5, false}>(c, cA, vC, info, bytes);  // <= 102
-    inverse_shape<S{256, 3, false}>(c, cA, vC, info, bytes);  // <= 85
-    inverse_shape<S{256, 4, false}>(c, cA, vC, info, bytes);  // <= 64
+    inverse_shape<S{.threads = 64}>(c, cA, vC, info, bytes);
+    inverse_shape<S{.threads = 128}>(c, cA, vC, info, bytes);
+    inverse_shape<S{.threads = 256}>(c, cA, vC, info, bytes);
+    inverse_shape<S{.threads = 128, .min_blocks = 4}>(c, cA, vC, info, bytes);  // <= 128 registers
+    inverse_shape<S{.threads = 128, .min_blocks = 5}>(c, cA, vC, info, bytes);  // <= 102
+    inverse_shape<S{.threads = 256, .min_blocks = 3}>(c, cA, vC, info, bytes);  // <= 85
+    inverse_shape<S{.threads = 256, .min_blocks = 4}>(c, cA, vC, info, bytes);  // <= 64
   }
   }
   if constexpr (inverse_size && build_potrf) {
@@ -247,14 +247,14 @@ void run_part(const context& c) {
     };
     const double bytes = 2 * mb + 4.0 * double(batch);
     potrf_shape<k::tuned(k::fast_op::potrf, sizeof(T), N)>(c, vB, info, bytes, restore);
-    potrf_shape<S{64, 0, false}>(c, vB, info, bytes, restore);
-    potrf_shape<S{128, 0, false}>(c, vB, info, bytes, restore);
-    potrf_shape<S{256, 0, false}>(c, vB, info, bytes, restore);
-    potrf_shape<S{128, 4, false}>(c, vB, info, bytes, restore);
-    potrf_shape<S{128, 5, false}>(c, vB, info, bytes, restore);
-    potrf_shape<S{128, 6, false}>(c, vB, info, bytes, restore);
-    potrf_shape<S{256, 3, false}>(c, vB, info, bytes, restore);
-    potrf_shape<S{256, 4, false}>(c, vB, info, bytes, restore);
+    potrf_shape<S{.threads = 64}>(c, vB, info, bytes, restore);
+    potrf_shape<S{.threads = 128}>(c, vB, info, bytes, restore);
+    potrf_shape<S{.threads = 256}>(c, vB, info, bytes, restore);
+    potrf_shape<S{.threads = 128, .min_blocks = 4}>(c, vB, info, bytes, restore);
+    potrf_shape<S{.threads = 128, .min_blocks = 5}>(c, vB, info, bytes, restore);
+    potrf_shape<S{.threads = 128, .min_blocks = 6}>(c, vB, info, bytes, restore);
+    potrf_shape<S{.threads = 256, .min_blocks = 3}>(c, vB, info, bytes, restore);
+    potrf_shape<S{.threads = 256, .min_blocks = 4}>(c, vB, info, bytes, restore);
     restore();
     TINYBATCH_CUDA_CHECK(cudaDeviceSynchronize());
     TINYBATCH_CUDA_CHECK(cudaFree(A0));
@@ -305,10 +305,10 @@ void run_part(const context& c) {
     };
     constexpr S tuned = k::tuned(k::fast_op::gemm, sizeof(T), N);
     shape.template operator()<tuned>("tuned");
-    shape.template operator()<S{256, tuned.min_blocks, true, tuned.packed}>("staged_t256");
-    shape.template operator()<S{64, 0, false}>("thread_t64");
-    shape.template operator()<S{128, 0, false}>("thread_t128");
-    shape.template operator()<S{256, 0, false}>("thread_t256");
+    shape.template operator()<S{.threads = 256, .min_blocks = tuned.min_blocks, .packed = tuned.packed}>("staged_t256");
+    shape.template operator()<S{.threads = 64, .per_matrix = true}>("thread_t64");
+    shape.template operator()<S{.threads = 128, .per_matrix = true}>("thread_t128");
+    shape.template operator()<S{.threads = 256, .per_matrix = true}>("thread_t256");
   }
   }
   if constexpr (gemm_size && build_gemm) {

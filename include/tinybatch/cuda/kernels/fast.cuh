@@ -116,7 +116,7 @@ concept small_solve = k::small_square<VA> && k::fixed_view<VB> &&
                       VA::static_rows >= k::solve_fast_min_n(Op, int(sizeof(typename VA::value_type)));
 
 /// The gemm kernel for op(A) op(B) at launch shape S (tuning.hpp's, or others:
-/// bench/gpu/sweep_part.cu): S.staged, the shared-memory kernel; otherwise one thread per matrix.
+/// bench/gpu/sweep_part.cu): S.per_matrix, one thread per matrix; otherwise the tiled kernel.
 template <k::launch_shape S, bool TA, bool TB, class T, class VA, class VB, class VC>
 bool gemm_with(CUstream_st* stream, T alpha, const VA& A, const VB& B, T beta, const VC& C) {
   constexpr int M = VC::static_rows, N = VC::static_cols;
@@ -124,7 +124,7 @@ bool gemm_with(CUstream_st* stream, T alpha, const VA& A, const VB& B, T beta, c
   constexpr int KB = TB ? VB::static_cols : VB::static_rows, NB = TB ? VB::static_rows : VB::static_cols;
   if constexpr (MA != M || NB != N || KA != KB) {
     return false;  // never called: the front end checked the shapes
-  } else if constexpr (!S.staged) {
+  } else if constexpr (S.per_matrix) {
     k::gemm_thread_kernel<T, M, N, KA, TA, TB, S.threads>
         <<<k::grid_for(C.count(), S.threads), S.threads, 0, stream>>>(k::at_of(A), k::at_of(B), k::at_of(C),
                                                                      C.count(), alpha, beta);

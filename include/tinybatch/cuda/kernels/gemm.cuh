@@ -121,7 +121,7 @@ __device__ __forceinline__ void store_small(const T (&x)[R * C], T* p, int ld) {
 }
 
 /// gemm with one thread per matrix and no shared memory, for tiny sizes (tuning.hpp's
-/// `staged` false): A, B (and C where beta != 0) loaded whole into registers, by 16-byte
+/// `per_matrix`): A, B (and C where beta != 0) loaded whole into registers, by 16-byte
 /// vectors where a matrix is one aligned run, C stored the same way. No block barrier, no
 /// tile: what the staged kernel spends on them is most of its time at n <= 4. Each entry is
 /// summed in reference::gemm's order (bit-identical with -fmad=false).

@@ -16,16 +16,15 @@ namespace tinybatch::cuda::fast_kernels {
 enum class fast_op { getrf, inverse, potrf, gemm, getrs, potrs };
 
 struct launch_shape {
-  int threads;     ///< thread-block size (a multiple of 32)
-  int min_blocks;  ///< __launch_bounds__ minimum blocks per SM (0: none): caps registers at
-                   ///< 64K / (threads * min_blocks), the occupancy limiter ncu found (issue #4)
-  bool staged = true;  ///< gemm: the kernel with a block-wide shared-memory tile (else one
-                       ///< thread per matrix); the other kernels have no tile (their tiled
-                       ///< variants lost in the sweeps and were removed) and ignore it
-  bool packed = false;  ///< gemm: 16-byte loads into the tiles where a block's matrices are
-                        ///< a packed, aligned run of a strided batch (common.cuh)
-  bool transpose = false;  ///< solves (direct): columns of the factor through a per-segment
-                           ///< shared-memory transpose instead of strided loads (solve.cuh)
+  int threads;         ///< thread-block size (a multiple of 32)
+  int min_blocks = 0;  ///< __launch_bounds__ minimum blocks per SM (0: none): caps registers at
+                       ///< 64K / (threads * min_blocks), the occupancy limiter ncu found (issue #4)
+  bool per_matrix = false;  ///< gemm, inverse: one thread per matrix, the whole matrix in
+                            ///< registers (else one thread per row, several matrices a block)
+  bool packed = false;      ///< gemm: 16-byte loads into the tiles where a block's matrices are
+                            ///< a packed, aligned run of a strided batch (common.cuh)
+  bool transpose = false;   ///< solves: columns of the factor through a per-segment
+                            ///< shared-memory transpose instead of strided loads (solve.cuh)
 };
 
 /// Threads per block for `op` on n x n matrices of `elem_bytes`-byte elements on sm_90.
@@ -56,19 +55,19 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       //          12 .90 -> .99, 16 1.01 -> .98, 20 .71 -> .61.
       // (Fewer, wider loads lose where a block holds little: at n <= 5 half the threads or
       // fewer load a vector.)
-      // One thread per matrix (staged = false: gemm_thread_kernel, no shared memory, 16-byte
+      // One thread per matrix (per_matrix: gemm_thread_kernel, no shared memory, 16-byte
       // loads and stores of whole matrices) against the staged kernel, sweep
       // bench/results/gpu-h100-1a72aa9-dirty-sweep-gemm-small.csv (beta = 0), staged | thread:
       //   float  n=2 .74|1.06, 3 .63|.59, 4 .87|1.06, 5 .62|.26, 8 .95|.73;
       //   double n=2 .86|1.04, 3 .93|.58, 4 .83|.73, 5 .70|.41, 8 1.02|.64.
       // Odd sizes have no 16-byte runs; from n = 5 the registers (3 n^2 values) cost more.
-      if (n <= 2 || (elem_bytes == 4 && n == 4)) return {256, 0, false};
+      if (n <= 2 || (elem_bytes == 4 && n == 4)) return {.threads = 256, .per_matrix = true};
       {
         const bool packed = elem_bytes == 4 ? n >= 8 : n >= 8 && n <= 12;
-        if (n <= 5) return {256, 0, true, packed};
-        if (n <= 8) return {256, 3, true, packed};
-        if (n <= 16) return {128, 6, true, packed};
-        return {128, 0, true, packed};
+        if (n <= 5) return {.threads = 256, .packed = packed};
+        if (n <= 8) return {.threads = 256, .min_blocks = 3, .packed = packed};
+        if (n <= 16) return {.threads = 128, .min_blocks = 6, .packed = packed};
+        return {.threads = 128, .packed = packed};
       }
     case fast_op::inverse:
       // Gauss-Jordan kernel (inverse.cuh), row by row (a tile lost at every n swept).
@@ -86,14 +85,14 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // butterfly -> fit: double n=20 .344 -> .448, 24 .370 -> .436, 32 .376 -> .469; float
       // n=20 .297 -> .390, 24 .332 -> .419, 32 .371 -> .476 (the same shapes stayed best).
       if (elem_bytes == 8) {
-        if (n <= 5) return {128, 5, false};   // <= 102 registers
-        if (n <= 16) return {256, 4, false};  // <= 64
-        if (n <= 24) return {256, 3, false};  // <= 85
-        return {128, 4, false};               // <= 128
+        if (n <= 5) return {.threads = 128, .min_blocks = 5};   // <= 102 registers
+        if (n <= 16) return {.threads = 256, .min_blocks = 4};  // <= 64
+        if (n <= 24) return {.threads = 256, .min_blocks = 3};  // <= 85
+        return {.threads = 128, .min_blocks = 4};               // <= 128
       }
-      if (n <= 16) return {128, 5, false};
-      if (n <= 24) return {256, 4, false};
-      return {256, 3, false};
+      if (n <= 16) return {.threads = 128, .min_blocks = 5};
+      if (n <= 24) return {.threads = 256, .min_blocks = 4};
+      return {.threads = 256, .min_blocks = 3};
     case fast_op::getrf:
       // Row by row (no tile), pivot search pivot_method::fit (getrf.cuh). Sweep
       // bench/results/gpu-h100-1b98ad3-dirty-sweep.csv (bench/gpu/sweep_part.cu, 0.5 GiB per operand), roofline
@@ -108,13 +107,13 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // The best shape swept was at most .01 above these. 64 registers (256 threads, 4
       // blocks) spills at double n=32 (.20 of the roofline).
       if (elem_bytes == 8) {
-        if (n <= 8) return {128, 6, false};   // <= 85 registers
-        if (n <= 24) return {256, 4, false};  // <= 64
-        return {128, 5, false};               // <= 102
+        if (n <= 8) return {.threads = 128, .min_blocks = 6};   // <= 85 registers
+        if (n <= 24) return {.threads = 256, .min_blocks = 4};  // <= 64
+        return {.threads = 128, .min_blocks = 5};               // <= 102
       }
-      if (n <= 8) return {128, 5, false};    // <= 102
-      if (n <= 16) return {128, 6, false};   // <= 85
-      return {256, 4, false};                // <= 64
+      if (n <= 8) return {.threads = 128, .min_blocks = 5};    // <= 102
+      if (n <= 16) return {.threads = 128, .min_blocks = 6};   // <= 85
+      return {.threads = 256, .min_blocks = 4};                // <= 64
     case fast_op::potrf:
       // Right-looking, row by row (each thread loads and stores its row of the factor
       // directly). Sweep bench/results/gpu-h100-b415ef3-dirty-sweep-potrf.csv (lower triangle; the
@@ -129,17 +128,17 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // lost at every n again (.32 - .93). Upper triangles (a thread's row of U^T is a column
       // of A: strided loads) were not timed.
       if (elem_bytes == 8) {
-        if (n <= 5) return {128, 6, false};   // <= 85 registers
-        if (n <= 8) return {128, 0, false};
-        if (n <= 24) return {128, 6, false};
-        return {128, 4, false};               // <= 128
+        if (n <= 5) return {.threads = 128, .min_blocks = 6};   // <= 85 registers
+        if (n <= 8) return {.threads = 128};
+        if (n <= 24) return {.threads = 128, .min_blocks = 6};
+        return {.threads = 128, .min_blocks = 4};               // <= 128
       }
-      if (n <= 5) return {128, 0, false};
-      if (n <= 8) return {128, 6, false};
-      if (n <= 12) return {128, 0, false};
-      if (n <= 16) return {128, 6, false};
-      if (n <= 24) return {256, 4, false};    // <= 64
-      return {128, 5, false};                 // <= 102
+      if (n <= 5) return {.threads = 128};
+      if (n <= 8) return {.threads = 128, .min_blocks = 6};
+      if (n <= 12) return {.threads = 128};
+      if (n <= 16) return {.threads = 128, .min_blocks = 6};
+      if (n <= 24) return {.threads = 256, .min_blocks = 4};    // <= 64
+      return {.threads = 128, .min_blocks = 5};                 // <= 102
     case fast_op::getrs:
       // Direct kernel (solve.cuh: the factor straight from global memory, no tile, no block
       // barrier). Sweeps bench/results/gpu-h100-b415ef3-dirty-sweep-solves.csv (no_trans) and
@@ -157,15 +156,15 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // (64 threads: no_trans .735 there as at 128). Elsewhere it lost (float n=8 .96 -> .80).
       // The best shape swept was at most .02 above these for no_trans.
       if (elem_bytes == 8) {
-        if (n == 5 || n == 12) return {256, 6, false};             // <= 42 registers
-        if (n > 16 && n <= 20) return {256, 4, false};              // <= 64
-        if (n == 16 || n > 24) return {128, 6, false, false, true};  // <= 85
-        return {128, 6, false};
+        if (n == 5 || n == 12) return {.threads = 256, .min_blocks = 6};             // <= 42 registers
+        if (n > 16 && n <= 20) return {.threads = 256, .min_blocks = 4};              // <= 64
+        if (n == 16 || n > 24) return {.threads = 128, .min_blocks = 6, .transpose = true};  // <= 85
+        return {.threads = 128, .min_blocks = 6};
       }
-      if (n <= 4) return {128, 4, false, false, true};  // <= 128
-      if (n == 16) return {128, 6, false, false, true};
-      if (n > 24) return {64, 0, false, false, true};
-      return {128, 6, false};
+      if (n <= 4) return {.threads = 128, .min_blocks = 4, .transpose = true};  // <= 128
+      if (n == 16) return {.threads = 128, .min_blocks = 6, .transpose = true};
+      if (n > 24) return {.threads = 64, .transpose = true};
+      return {.threads = 128, .min_blocks = 6};
     case fast_op::potrs:
       // Direct kernel, lower triangle, one right-hand side; same sweeps, shape chosen |
       // staged. The second phase reads columns of L: through the transpose where it won
@@ -176,22 +175,22 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       //   float  n=2 .95|.71, 3 .81|.50, 4 .92|.63, 5 .60|.32, 8 .86|.43, 12 .65|.35,
       //          16 .70|.48, 20 .46|.32, 24 .52|.33, 32 .61|.47.
       if (elem_bytes == 8) {
-        if (n <= 3) return {256, 6, false};
-        if (n <= 4) return {64, 0, false};
-        if (n <= 5) return {64, 0, false, false, true};
-        if (n <= 8) return {256, 4, false};
-        if (n <= 20) return {256, 4, false, false, true};
-        if (n <= 24) return {128, 4, false, false, true};
-        return {64, 0, false, false, true};
+        if (n <= 3) return {.threads = 256, .min_blocks = 6};
+        if (n <= 4) return {.threads = 64};
+        if (n <= 5) return {.threads = 64, .transpose = true};
+        if (n <= 8) return {.threads = 256, .min_blocks = 4};
+        if (n <= 20) return {.threads = 256, .min_blocks = 4, .transpose = true};
+        if (n <= 24) return {.threads = 128, .min_blocks = 4, .transpose = true};
+        return {.threads = 64, .transpose = true};
       }
-      if (n == 3) return {256, 0, false};
-      if (n <= 8) return {128, 4, false};
-      if (n <= 12) return {256, 4, false};
-      if (n <= 16) return {128, 6, false};
-      if (n <= 24) return {64, 0, false, false, true};
-      return {256, 4, false, false, true};
+      if (n == 3) return {.threads = 256};
+      if (n <= 8) return {.threads = 128, .min_blocks = 4};
+      if (n <= 12) return {.threads = 256, .min_blocks = 4};
+      if (n <= 16) return {.threads = 128, .min_blocks = 6};
+      if (n <= 24) return {.threads = 64, .transpose = true};
+      return {.threads = 256, .min_blocks = 4, .transpose = true};
     default:
-      return {128, 0, false};
+      return {.threads = 128};
   }
 }
 
