@@ -61,7 +61,8 @@ constexpr bool gemm_size = N >= 16;
   return m == k::pivot_method::butterfly ? "butterfly" : m == k::pivot_method::redux ? "redux" : "fit";
 }
 [[maybe_unused]] std::string shape_name(k::launch_shape S) {
-  return "t" + std::to_string(S.threads) + "_mb" + std::to_string(S.min_blocks) + (S.transpose ? "_xpose" : "_direct");
+  return "t" + std::to_string(S.threads) + "_mb" + std::to_string(S.min_blocks) +
+         (S.per_matrix ? "_thread" : S.transpose ? "_xpose" : "_direct");
 }
 
 template <k::launch_shape S, k::pivot_method PM = k::default_pivot>
@@ -233,6 +234,11 @@ void run_part(const context& c) {
     inverse_shape<S{.threads = 128, .min_blocks = 5}>(c, cA, vC, info, bytes);  // <= 102
     inverse_shape<S{.threads = 256, .min_blocks = 3}>(c, cA, vC, info, bytes);  // <= 85
     inverse_shape<S{.threads = 256, .min_blocks = 4}>(c, cA, vC, info, bytes);  // <= 64
+    if constexpr (N <= 5) {  // one thread per matrix
+      inverse_shape<S{.threads = 64, .per_matrix = true}>(c, cA, vC, info, bytes);
+      inverse_shape<S{.threads = 128, .per_matrix = true}>(c, cA, vC, info, bytes);
+      inverse_shape<S{.threads = 256, .per_matrix = true}>(c, cA, vC, info, bytes);
+    }
   }
   }
   if constexpr (inverse_size && build_potrf) {

@@ -296,6 +296,59 @@ __device__ __forceinline__ void sub_row(T (&y)[E], T m, const T* buf, int b) {
   }
 }
 
+// ---- whole small matrices in one thread's registers --------------------------------------
+
+/// Loads the R x C column-major matrix at p (leading dimension ld) into x (column-major,
+/// packed): by 16-byte vectors where it is one aligned run (ld == R), else element by element.
+template <int R, int C, class T>
+__device__ __forceinline__ void load_small(T (&x)[R * C], const T* p, int ld) {
+  constexpr int v = vec_width<T>;
+  if constexpr (R * C % v == 0) {
+    if (ld == R && (reinterpret_cast<unsigned long long>(p) & 15u) == 0) {
+      using V = vec_t<T>;
+#pragma unroll
+      for (int q = 0; q < R * C / v; ++q) {
+        const V w = reinterpret_cast<const V*>(p)[q];
+        if constexpr (v == 4) {
+          x[4 * q] = w.x, x[4 * q + 1] = w.y, x[4 * q + 2] = w.z, x[4 * q + 3] = w.w;
+        } else {
+          x[2 * q] = w.x, x[2 * q + 1] = w.y;
+        }
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < C; ++j)
+#pragma unroll
+    for (int i = 0; i < R; ++i) x[i + j * R] = p[i + index_t(j) * ld];
+}
+
+/// The reverse of load_small.
+template <int R, int C, class T>
+__device__ __forceinline__ void store_small(const T (&x)[R * C], T* p, int ld) {
+  constexpr int v = vec_width<T>;
+  if constexpr (R * C % v == 0) {
+    if (ld == R && (reinterpret_cast<unsigned long long>(p) & 15u) == 0) {
+      using V = vec_t<T>;
+#pragma unroll
+      for (int q = 0; q < R * C / v; ++q) {
+        V w;
+        if constexpr (v == 4)
+          w = V{x[4 * q], x[4 * q + 1], x[4 * q + 2], x[4 * q + 3]};
+        else
+          w = V{x[2 * q], x[2 * q + 1]};
+        reinterpret_cast<V*>(p)[q] = w;
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < C; ++j)
+#pragma unroll
+    for (int i = 0; i < R; ++i) p[i + index_t(j) * ld] = x[i + j * R];
+}
+
 /// Minimum blocks per SM for __launch_bounds__ (tuning.hpp's 0 means none, i.e. 1).
 constexpr int min_blocks_of(int m) { return m > 0 ? m : 1; }
 

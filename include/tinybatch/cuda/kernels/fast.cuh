@@ -44,10 +44,16 @@ template <k::launch_shape S, k::pivot_method PM = k::default_pivot, class VA, cl
 void inverse_with(CUstream_st* stream, const VA& A, const VX& X, int* info) {
   using T = typename VX::value_type;
   constexpr int n = VA::static_rows, w = k::seg_width(n);
-  constexpr int threads = k::fit_threads(S.threads, w, int(sizeof(T)) * 2 * k::vec_stride<T>(n) + 4 * w);
-  k::inverse_kernel<T, n, threads, S.min_blocks, PM>
-      <<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(k::at_of(A), k::at_of(X), A.count(), info);
-  check_launch("tinybatch::cuda inverse (fast)");
+  if constexpr (S.per_matrix) {
+    k::inverse_thread_kernel<T, n, S.threads>
+        <<<k::grid_for(A.count(), S.threads), S.threads, 0, stream>>>(k::at_of(A), k::at_of(X), A.count(), info);
+    check_launch("tinybatch::cuda inverse (fast, one thread per matrix)");
+  } else {
+    constexpr int threads = k::fit_threads(S.threads, w, int(sizeof(T)) * 2 * k::vec_stride<T>(n) + 4 * w);
+    k::inverse_kernel<T, n, threads, S.min_blocks, PM>
+        <<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(k::at_of(A), k::at_of(X), A.count(), info);
+    check_launch("tinybatch::cuda inverse (fast)");
+  }
 }
 }  // namespace detail_fast
 

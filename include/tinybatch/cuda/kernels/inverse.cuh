@@ -141,4 +141,106 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
   }
 }
 
+/// The inverse with one thread per matrix for tiny n (tuning.hpp's `per_matrix`): the matrix
+/// loaded whole into registers (16-byte loads where it is one aligned run), then
+/// reference::inverse's own steps, getrf (dgetf2) and getri (dtrti2, then the solve with L
+/// and the column interchanges), over fully unrolled loops; row and column interchanges by
+/// predicated register moves. Every operation is the reference's, in its order, so pivots,
+/// info, the LU factors of a singular matrix and inv(A) are bit-identical to it (with
+/// -fmad=false). No shared memory, no shuffles: the row-per-thread kernel spends most of its
+/// time at n <= 4 on what a single thread does not need.
+template <class T, int N, int THREADS, class AtA, class AtX>
+__global__ void __launch_bounds__(THREADS) inverse_thread_kernel(AtA A, AtX X, index_t count, int* info) {
+  for (index_t k = index_t(blockIdx.x) * THREADS + threadIdx.x; k < count; k += index_t(gridDim.x) * THREADS) {
+    T a[N * N];
+    load_small<N, N>(a, A(k), A.ld);
+    auto at = [&](int i, int j) -> T& { return a[i + j * N]; };
+    int piv[N];
+    int inf = 0;
+    // getrf (reference::getrf)
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      int p = j;
+      T amax = fabs(at(j, j));
+#pragma unroll
+      for (int i = j + 1; i < N; ++i)
+        if (fabs(at(i, j)) > amax) amax = fabs(at(i, j)), p = i;
+      piv[j] = p;
+      T apj = at(j, j);
+#pragma unroll
+      for (int i = j + 1; i < N; ++i)
+        if (p == i) apj = at(i, j);
+      if (apj != T(0)) {
+#pragma unroll
+        for (int i = j + 1; i < N; ++i)
+          if (p == i) {
+#pragma unroll
+            for (int c = 0; c < N; ++c) {
+              const T t = at(i, c);
+              at(i, c) = at(j, c);
+              at(j, c) = t;
+            }
+          }
+        if (fabs(at(j, j)) >= sfmin<T>()) {
+          const T rcp = T(1) / at(j, j);
+#pragma unroll
+          for (int i = j + 1; i < N; ++i) at(i, j) *= rcp;
+        } else {
+#pragma unroll
+          for (int i = j + 1; i < N; ++i) at(i, j) /= at(j, j);
+        }
+      } else if (inf == 0) {
+        inf = j + 1;
+      }
+#pragma unroll
+      for (int c = j + 1; c < N; ++c) {
+        const T t = at(j, c);
+#pragma unroll
+        for (int i = j + 1; i < N; ++i) at(i, c) -= at(i, j) * t;
+      }
+    }
+    if (inf == 0) {
+      // getri (reference::getri): inv(U) column by column
+#pragma unroll
+      for (int j = 0; j < N; ++j) {
+        at(j, j) = T(1) / at(j, j);
+        const T ajj = -at(j, j);
+#pragma unroll
+        for (int i = 0; i < j; ++i) {
+          T s = 0;
+#pragma unroll
+          for (int l = i; l < j; ++l) s += at(i, l) * at(l, j);
+          at(i, j) = s * ajj;
+        }
+      }
+      // inv(A) L = inv(U), right to left
+#pragma unroll
+      for (int j = N - 1; j >= 0; --j) {
+        T work[N];
+#pragma unroll
+        for (int i = j + 1; i < N; ++i) work[i] = at(i, j), at(i, j) = T(0);
+#pragma unroll
+        for (int l = j + 1; l < N; ++l)
+#pragma unroll
+          for (int i = 0; i < N; ++i) at(i, j) -= at(i, l) * work[l];
+      }
+      // column interchanges, last to first
+#pragma unroll
+      for (int j = N - 2; j >= 0; --j)
+#pragma unroll
+        for (int q = j + 1; q < N; ++q)
+          if (piv[j] == q) {
+#pragma unroll
+            for (int i = 0; i < N; ++i) {
+              const T t = at(i, j);
+              at(i, j) = at(i, q);
+              at(i, q) = t;
+            }
+          }
+    }
+    store_small<N, N>(a, X(k), X.ld);
+    info[k] = inf;
+  }
+}
+
 }  // namespace tinybatch::cuda::fast_kernels

@@ -84,6 +84,9 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // (pivot_method::fit, getrf.cuh): at these shapes, sweep bench/results/gpu-h100-1b98ad3-dirty-sweep-variants.csv,
       // butterfly -> fit: double n=20 .344 -> .448, 24 .370 -> .436, 32 .376 -> .469; float
       // n=20 .297 -> .390, 24 .332 -> .419, 32 .371 -> .476 (the same shapes stayed best).
+      // n = 1, 2, 4: one thread per matrix (inverse_thread_kernel: reference::inverse's own
+      // steps in registers, 16-byte loads and stores), from the sweep of <sweep>.
+      if (n <= 2 || n == 4) return {.threads = 256, .per_matrix = true};
       if (elem_bytes == 8) {
         if (n <= 5) return {.threads = 128, .min_blocks = 5};   // <= 102 registers
         if (n <= 16) return {.threads = 256, .min_blocks = 4};  // <= 64
