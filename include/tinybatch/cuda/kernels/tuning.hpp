@@ -84,9 +84,14 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // (pivot_method::fit, getrf.cuh): at these shapes, sweep bench/results/gpu-h100-1b98ad3-dirty-sweep-variants.csv,
       // butterfly -> fit: double n=20 .344 -> .448, 24 .370 -> .436, 32 .376 -> .469; float
       // n=20 .297 -> .390, 24 .332 -> .419, 32 .371 -> .476 (the same shapes stayed best).
-      // n = 1, 2, 4: one thread per matrix (inverse_thread_kernel: reference::inverse's own
-      // steps in registers, 16-byte loads and stores), from the sweep of <sweep>.
-      if (n <= 2 || n == 4) return {.threads = 256, .per_matrix = true};
+      // Float n = 1, 2, 4: one thread per matrix (inverse_thread_kernel: reference::inverse's
+      // own steps in registers, 16-byte loads and stores). Sweep
+      // bench/results/gpu-h100-9283ce6-sweep-inverse.csv, best row-per-thread shape | one
+      // thread per matrix (256 threads): float n=2 .72|1.00, 3 .53|.48, 4 .78|.96, 5 .39|.12;
+      // double n=2 .91|.40, 3 .76|.21, 4 .95|.18, 5 .61|.12 (double: 2n full-precision
+      // divisions per thread, each a call with a 128-byte stack frame in the ptxas report;
+      // not profiled further).
+      if (elem_bytes == 4 && (n <= 2 || n == 4)) return {.threads = 256, .per_matrix = true};
       if (elem_bytes == 8) {
         if (n <= 5) return {.threads = 128, .min_blocks = 5};   // <= 102 registers
         if (n <= 16) return {.threads = 256, .min_blocks = 4};  // <= 64
