@@ -5,8 +5,8 @@
 // the factor through its segment's shared-memory transpose where tuning.hpp says so (odd
 // pitch: rows and columns conflict-free). (The factor staged through a block-wide tile, with
 // block barriers, lost at every size and type on the H100, 1.2 - 2.3x slower:
-// bench/results/gpu-h100-b415ef3-dirty-sweep-solves.csv; it was removed.) Each substitution step
-// broadcasts the finished x_j of every right-hand side with one warp shuffle, and every
+// bench/results/gpu-h100-b415ef3-dirty-sweep-solves.csv; it was removed.) Each substitution
+// step broadcasts the finished x_j of every right-hand side with one warp shuffle, and every
 // lower row (forward) or upper row (backward) subtracts its multiple at once.
 //
 // Not bit-identical to reference::getrs / potrs: the backward phase subtracts the terms of
@@ -71,8 +71,8 @@ __device__ __forceinline__ index_t solve_elem(int r, int j, index_t ld) {
 
 /// Each thread loads the elements of the factor it uses straight from global memory into
 /// registers, as getrf and potrf do since f5a7915, with no block-wide tile and no block
-/// barrier: for getrs no_trans the
-/// lanes of a segment read consecutive elements of one column per instruction. The phases
+/// barrier: for getrs no_trans the lanes of a segment read consecutive elements of one
+/// column per instruction. The phases
 /// that read columns of the factor (getrs trans, potrs' second phase) either load them with
 /// a stride of ld between lanes (XPOSE false: the matrix comes through L1), or (XPOSE) each
 /// thread loads the elements of its row that some row needs, coalesced, writes them to its
