@@ -255,17 +255,22 @@ void for_sizes_impl(F& f, std::integer_sequence<int, I...>) {
 template <class F>
 void for_sizes(F&& f) {
 #if defined(TB_SIMD_FEW)
-  // The sanitizer build of the compact test: one unrolled size, one looped, the largest.
-  for_sizes_impl(f, std::integer_sequence<int, 1, 6, 31>{});
+  // The AddressSanitizer build of tests/run.sh (-Dsimd_test_sizes=few,
+  // -Dcompact_test_sizes=few): one unrolled size, one looped, one whole pack of doubles in
+  // AVX-512 (staging through transposes) and the largest; its release build runs all of 1..32.
+  for_sizes_impl(f, std::integer_sequence<int, 1, 6, 7, 31>{});
 #elif defined(TB_SIMD_SPARSE)
-  // The AddressSanitizer build of tests/run.sh (-Dsimd_test_sizes=sparse): sizes where the
-  // kernels change shape (one pack and a remainder, whole packs, either side of 8 and 16, the
-  // ends); the release build of the same command runs all of 1..32.
+  // -Dsimd_test_sizes=sparse: sizes where the kernels change shape (one pack and a
+  // remainder, whole packs, either side of 8 and 16, the ends).
   for_sizes_impl(f, std::integer_sequence<int, 0, 1, 2, 4, 6, 7, 8, 15, 16, 30, 31>{});
 #else
   for_sizes_impl(f, std::make_integer_sequence<int, 32>{});
 #endif
 }
+
+/// Sizes at which the tests also run the default policy (kernels::automatic): one of the
+/// lane-blocked sizes of every build's set, and the largest.
+constexpr bool automatic_size(int n) { return n == 8 || n == 32; }
 
 inline constexpr index_t small_counts[] = {1, 3, 7};
 inline constexpr index_t big_count = 1003;  // uneven split over threads
