@@ -48,6 +48,8 @@ __global__ void fill_kernel(U* a, index_t total, unsigned seed) {
 
 constexpr bool inverse_size = N == 2 || N == 3 || N == 4 || N == 5 || N == 8 || N == 12 || N == 16 ||
                               N == 20 || N == 24 || N == 32;
+// getrf also between 8 and 16, where the rows per thread of getrf_rows_kernel pay off
+constexpr bool getrf_size = inverse_size || (N > 8 && N < 16);
 constexpr bool gemm_size = N >= 16;
 // -DTB_SWEEP_BUILD=<mask> compiles only some operations' sweeps (1 getrf, 2 inverse,
 // 4 potrf, 8 gemm, 16 getrs and potrs; default all): a part then builds in a fraction of
@@ -62,7 +64,8 @@ constexpr bool gemm_size = N >= 16;
 }
 [[maybe_unused]] std::string shape_name(k::launch_shape S) {
   return "t" + std::to_string(S.threads) + "_mb" + std::to_string(S.min_blocks) +
-         (S.per_matrix ? "_thread" : S.transpose ? "_xpose" : "_direct");
+         (S.per_matrix ? "_thread" : S.transpose ? "_xpose" : "_direct") +
+         (S.rows > 1 ? "_r" + std::to_string(S.rows) : "");
 }
 
 template <k::launch_shape S, k::pivot_method PM = k::default_pivot>
@@ -187,7 +190,7 @@ void run_part(const context& c) {
   const tb::strided_view<T, N, N> vA(A, batch), vB(B, batch), vC(C, batch);
   using S = k::launch_shape;
   using PM = k::pivot_method;
-  if constexpr (inverse_size && build_getrf) {
+  if constexpr (getrf_size && build_getrf) {
   if (c.o.has("getrf")) {
     // A0 keeps the input; A is restored from it before each run.
     T* A0;
@@ -212,6 +215,18 @@ void run_part(const context& c) {
     getrf_shape<S{.threads = 128, .min_blocks = 6}>(c, vA, pv, info, bytes, restore);  // <= 85
     getrf_shape<S{.threads = 256, .min_blocks = 3}>(c, vA, pv, info, bytes, restore);  // <= 85
     getrf_shape<S{.threads = 256, .min_blocks = 4}>(c, vA, pv, info, bytes, restore);  // <= 64
+    if constexpr (N >= 8) {  // several rows per thread (getrf_rows_kernel)
+      getrf_shape<S{.threads = 64, .rows = 2}>(c, vA, pv, info, bytes, restore);
+      getrf_shape<S{.threads = 128, .rows = 2}>(c, vA, pv, info, bytes, restore);
+      getrf_shape<S{.threads = 128, .min_blocks = 2, .rows = 2}>(c, vA, pv, info, bytes, restore);  // <= 255
+      getrf_shape<S{.threads = 128, .min_blocks = 3, .rows = 2}>(c, vA, pv, info, bytes, restore);  // <= 170
+      getrf_shape<S{.threads = 128, .min_blocks = 4, .rows = 2}>(c, vA, pv, info, bytes, restore);  // <= 128
+      getrf_shape<S{.threads = 256, .min_blocks = 3, .rows = 2}>(c, vA, pv, info, bytes, restore);  // <= 85
+      if constexpr (sizeof(T) == 4 && N >= 16) {
+        getrf_shape<S{.threads = 128, .min_blocks = 2, .rows = 4}>(c, vA, pv, info, bytes, restore);
+        getrf_shape<S{.threads = 128, .min_blocks = 3, .rows = 4}>(c, vA, pv, info, bytes, restore);
+      }
+    }
     cublasHandle_t h;
     TINYBATCH_CUDA_CHECK(cublasCreate(&h));
     const double ms = c.time_restored([&] { TINYBATCH_CUDA_CHECK(getrf_b(h, Ap, piv, info, int(batch))); }, restore);

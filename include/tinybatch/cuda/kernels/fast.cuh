@@ -23,10 +23,14 @@ namespace detail_fast {
 template <k::launch_shape S, k::pivot_method PM = k::default_pivot, class V>
 void getrf_with(CUstream_st* stream, const V& A, const pivot_view& ipiv, int* info) {
   using T = typename V::value_type;
-  constexpr int n = V::static_rows, w = k::seg_width(n);
+  constexpr int n = V::static_rows, w = k::seg_width((n + S.rows - 1) / S.rows);
   constexpr int threads = k::fit_threads(S.threads, w, int(sizeof(T)) * 2 * k::vec_stride<T>(n));
-  k::getrf_kernel<T, n, threads, S.min_blocks, PM>
-      <<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(k::at_of(A), A.count(), ipiv, info);
+  if constexpr (S.rows == 1)
+    k::getrf_kernel<T, n, threads, S.min_blocks, PM>
+        <<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(k::at_of(A), A.count(), ipiv, info);
+  else
+    k::getrf_rows_kernel<T, n, S.rows, threads, S.min_blocks>
+        <<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(k::at_of(A), A.count(), ipiv, info);
   check_launch("tinybatch::cuda getrf (fast)");
 }
 }  // namespace detail_fast

@@ -176,4 +176,154 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
   }
 }
 
+// ---- several rows per thread ----------------------------------------------------------------
+//
+// Lane r of a segment of W = seg_width(ceil(n / R)) lanes holds rows r, r + W, ... (R rows),
+// so one read of the broadcast row from shared memory serves R rows and a warp holds R times
+// as many matrices. Pivots, info and every element's operations are those of the kernel
+// above (and so of reference::getrf): the pivot is the largest key, ties to the smallest
+// logical position.
+// Why: ncu at n = 32 (H100, both types) found the shared-memory pipe the busiest unit (66-74%)
+// and a third of the stall cycles waiting on it. Two rows per thread did not pay there (the
+// registers per thread double: float n = 32 spilled at 80 registers, .76 -> .50 of the
+// roofline), but it does where one row per thread leaves lanes idle: float n = 9..14 (a
+// segment of 16 lanes for 9..14 rows) gains .05-.19 (tuning.hpp).
+
+/// Row state of one thread holding R rows.
+template <class T, int N, int R>
+struct lu_rows {
+  T a[R][N];
+  int pos[R];        // logical positions (64 + physical row for rows beyond n)
+  bool chosen[R];    // already pivot rows
+  int chosen_at[R];  // logical position when chosen (LAPACK's ipiv - 1)
+  int info;          // first exactly zero pivot (1-based), uniform over the segment
+};
+
+/// y[i][c] -= m[i] * buf[c] for c in [b, E) and the rows i with act[i]: one 16-byte read of
+/// buf for all R rows; each row sees sub_row's operations.
+template <int R, int E, class T>
+__device__ __forceinline__ void sub_rows(T (&y)[R][E], const T (&m)[R], const bool (&act)[R],
+                                         const T* buf, int b) {
+  constexpr int v = vec_width<T>;
+  using V = vec_t<T>;
+#pragma unroll
+  for (int q = b / v; q * v < E; ++q) {
+    const V w = reinterpret_cast<const V*>(buf)[q];
+    T t[v];
+    if constexpr (v == 4) {
+      t[0] = w.x, t[1] = w.y, t[2] = w.z, t[3] = w.w;
+    } else {
+      t[0] = w.x, t[1] = w.y;
+    }
+#pragma unroll
+    for (int e = 0; e < v; ++e)
+      if (q * v + e >= b && q * v + e < E)
+#pragma unroll
+        for (int i = 0; i < R; ++i)
+          if (act[i]) y[i][q * v + e] -= m[i] * t[e];
+  }
+}
+
+/// Step j for a segment of W lanes with R rows each (ok[i]: row i exists), broadcast row
+/// `buf` as in lu_step.
+template <int W, int N, int R, class T>
+__device__ __forceinline__ void lu_step_rows(lu_rows<T, N, R>& s, int j, const bool (&ok)[R], T* buf) {
+  // The thread's best candidate by pivot_search's keys, then the segment's by a butterfly
+  // on (key, position): positions of candidates are distinct, so the winner is the row
+  // that holds the position found.
+  bool cand[R];
+  T key = T(-2);
+  int best = 1 << 20;
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    cand[i] = ok[i] && !s.chosen[i];
+    const T v = s.a[i][j];
+    const T ki = !cand[i] ? T(-2) : (v != v) ? (s.pos[i] == j ? T(INFINITY) : T(-1)) : fabs(v);
+    if (ki > key || (ki == key && s.pos[i] < best)) key = ki, best = s.pos[i];
+  }
+#pragma unroll
+  for (int o = W / 2; o >= 1; o /= 2) {
+    const T ok2 = __shfl_xor_sync(0xffffffffu, key, o, W);
+    const int ob = __shfl_xor_sync(0xffffffffu, best, o, W);
+    if (ok2 > key || (ok2 == key && ob < best)) key = ok2, best = ob;
+  }
+  const int p = best;
+  bool win[R], upd[R];
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    win[i] = cand[i] && s.pos[i] == p;
+    upd[i] = cand[i] && !win[i];
+    if (win[i]) put_row(buf, j, s.a[i]);
+  }
+  __syncwarp();
+  const T piv = buf[j];
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    if (win[i]) {
+      s.chosen[i] = true, s.chosen_at[i] = p, s.pos[i] = j;
+    } else if (s.pos[i] == j) {
+      s.pos[i] = p;
+    }
+  }
+  if (piv == T(0) && s.info == 0) s.info = j + 1;
+  if (piv != T(0)) {
+    if (fabs(piv) >= sfmin<T>()) {
+      const T rcp = T(1) / piv;
+#pragma unroll
+      for (int i = 0; i < R; ++i)
+        if (upd[i]) s.a[i][j] *= rcp;
+    } else {
+#pragma unroll
+      for (int i = 0; i < R; ++i)
+        if (upd[i]) s.a[i][j] /= piv;
+    }
+  }
+  if (j + 1 < N) {
+    T m[R];
+#pragma unroll
+    for (int i = 0; i < R; ++i) m[i] = s.a[i][j];
+    sub_rows(s.a, m, upd, buf, j + 1);
+  }
+}
+
+/// getrf with R rows per thread; loads and stores as getrf_kernel (lanes of a segment touch
+/// consecutive elements of a column).
+template <class T, int N, int R, int THREADS, int MINB, class At>
+__global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
+    getrf_rows_kernel(At A, index_t count, pivot_view ipiv, int* info) {
+  constexpr int W = seg_width((N + R - 1) / R), NB = THREADS / W, BS = vec_stride<T>(N);
+  __shared__ __align__(16) T bc[2][NB * BS];
+  const int seg = threadIdx.x / W, r = threadIdx.x % W;
+  bool ok[R];
+#pragma unroll
+  for (int i = 0; i < R; ++i) ok[i] = r + W * i < N;
+  for (index_t k0 = index_t(blockIdx.x) * NB; k0 < count; k0 += index_t(gridDim.x) * NB) {
+    const index_t k = k0 + seg;
+    const bool live = k < count;
+    lu_rows<T, N, R> s;
+    const T* a = live ? A(k) + r : nullptr;
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+#pragma unroll
+      for (int c = 0; c < N; ++c) s.a[i][c] = a && ok[i] ? a[W * i + index_t(c) * A.ld] : T(0);
+      s.pos[i] = (ok[i] ? 0 : 64) + r + W * i, s.chosen[i] = false, s.chosen_at[i] = 0;
+    }
+    s.info = 0;
+#pragma unroll
+    for (int j = 0; j < N; ++j) lu_step_rows<W, N, R>(s, j, ok, bc[j & 1] + seg * BS);
+    if (live) {
+#pragma unroll
+      for (int i = 0; i < R; ++i)
+        if (ok[i]) {
+          T* x = A(k) + s.pos[i];
+#pragma unroll
+          for (int c = 0; c < N; ++c) x[index_t(c) * A.ld] = s.a[i][c];
+          ipiv[k][s.pos[i]] = s.chosen_at[i] + 1;
+        }
+      if (r == 0) info[k] = s.info;
+    }
+    __syncwarp();  // every lane done with the broadcast rows before the next matrix
+  }
+}
+
 }  // namespace tinybatch::cuda::fast_kernels

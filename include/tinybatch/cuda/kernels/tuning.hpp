@@ -25,6 +25,7 @@ struct launch_shape {
                             ///< a packed, aligned run of a strided batch (common.cuh)
   bool transpose = false;   ///< solves: columns of the factor through a per-segment
                             ///< shared-memory transpose instead of strided loads (solve.cuh)
+  int rows = 1;             ///< getrf: rows per thread (getrf.cuh, getrf_rows_kernel)
 };
 
 /// Threads per block for `op` on n x n matrices of `elem_bytes`-byte elements on sm_90.
@@ -114,12 +115,20 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       //          24 .651|.200|.266, 32 .770|.234|.314.
       // The best shape swept was at most .01 above these. 64 registers (256 threads, 4
       // blocks) spills at double n=32 (.20 of the roofline).
+      // Two rows per thread (getrf_rows_kernel; sweep
+      // bench/results/gpu-h100-a2aeae0-dirty-sweep-getrf-rows.csv, 0.5 GiB, n = 8..16 all
+      // swept), best one-row shape -> best two-row shape: float n=9 .41 -> .60, 10 .46 -> .65,
+      // 11 .50 -> .68, 12 .55 -> .72, 13 .57 -> .65, 14 .62 -> .67; it loses at float 8 (.83
+      // -> .78), 15, 16 (even) and above (n=32 .76 -> .50: registers), and in double everywhere
+      // but n=9 (.65 -> .68, within run-to-run spread; not taken). At float 9..14 one row per
+      // thread leaves 2..7 of 16 lanes idle; two rows use 8 lanes and four matrices a warp.
       if (elem_bytes == 8) {
         if (n <= 8) return {.threads = 128, .min_blocks = 6};   // <= 85 registers
         if (n <= 24) return {.threads = 256, .min_blocks = 4};  // <= 64
         return {.threads = 128, .min_blocks = 5};               // <= 102
       }
       if (n <= 8) return {.threads = 128, .min_blocks = 5};    // <= 102
+      if (n <= 14) return {.threads = 64, .rows = 2};
       if (n <= 16) return {.threads = 128, .min_blocks = 6};   // <= 85
       return {.threads = 256, .min_blocks = 4};                // <= 64
     case fast_op::potrf:
