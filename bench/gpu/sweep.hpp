@@ -50,11 +50,11 @@ struct context {
 /// Each part: sweep_<prec>_<n>(ctx), defined by sweep_part.cu with TB_SWEEP_T / TB_SWEEP_N.
 // (the same list as bench/gpu/meson.build's)
 #define TB_SWEEP_PARTS(X)                                                                          \
-  X(s, 2) X(s, 3) X(s, 4) X(s, 5) X(s, 8) X(s, 9) X(s, 10) X(s, 11) X(s, 12) X(s, 13) X(s, 14)     \
-  X(s, 15) X(s, 16) X(s, 17) X(s, 18) X(s, 19) X(s, 20) X(s, 21) X(s, 22) X(s, 23) X(s, 24)        \
-  X(s, 28) X(s, 32) X(d, 2) X(d, 3) X(d, 4) X(d, 5) X(d, 8) X(d, 9) X(d, 10) X(d, 11) X(d, 12)     \
-  X(d, 13) X(d, 14) X(d, 15) X(d, 16) X(d, 17) X(d, 18) X(d, 19) X(d, 20) X(d, 21) X(d, 22)        \
-  X(d, 23) X(d, 24) X(d, 28) X(d, 32)
+  X(s, 2) X(s, 3) X(s, 4) X(s, 5) X(s, 6) X(s, 7) X(s, 8) X(s, 9) X(s, 10) X(s, 11) X(s, 12)       \
+  X(s, 13) X(s, 14) X(s, 15) X(s, 16) X(s, 17) X(s, 18) X(s, 19) X(s, 20) X(s, 21) X(s, 22)        \
+  X(s, 23) X(s, 24) X(s, 28) X(s, 32) X(d, 2) X(d, 3) X(d, 4) X(d, 5) X(d, 6) X(d, 7) X(d, 8)      \
+  X(d, 9) X(d, 10) X(d, 11) X(d, 12) X(d, 13) X(d, 14) X(d, 15) X(d, 16) X(d, 17) X(d, 18)         \
+  X(d, 19) X(d, 20) X(d, 21) X(d, 22) X(d, 23) X(d, 24) X(d, 28) X(d, 32)
 #define TB_SWEEP_DECLARE(p, n) void sweep_##p##_##n(const context&);
 TB_SWEEP_PARTS(TB_SWEEP_DECLARE)
 #undef TB_SWEEP_DECLARE

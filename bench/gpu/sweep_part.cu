@@ -48,8 +48,8 @@ __global__ void fill_kernel(U* a, index_t total, unsigned seed) {
 
 constexpr bool inverse_size = N == 2 || N == 3 || N == 4 || N == 5 || N == 8 || N == 12 || N == 16 ||
                               N == 20 || N == 24 || N == 32;
-// getrf also between 8 and 16, where the rows per thread of getrf_rows_kernel pay off
-constexpr bool getrf_size = inverse_size || (N > 8 && N < 16);
+// getrf and the inverse also between 8 and 16, where rows per thread pay off
+constexpr bool getrf_size = inverse_size || N < 16;
 constexpr bool gemm_size = N >= 16;
 // -DTB_SWEEP_BUILD=<mask> compiles only some operations' sweeps (1 getrf, 2 inverse,
 // 4 potrf, 8 gemm, 16 getrs and potrs; default all): a part then builds in a fraction of
@@ -215,6 +215,15 @@ void run_part(const context& c) {
     getrf_shape<S{.threads = 128, .min_blocks = 6}>(c, vA, pv, info, bytes, restore);  // <= 85
     getrf_shape<S{.threads = 256, .min_blocks = 3}>(c, vA, pv, info, bytes, restore);  // <= 85
     getrf_shape<S{.threads = 256, .min_blocks = 4}>(c, vA, pv, info, bytes, restore);  // <= 64
+    if constexpr (N == 3 || N == 5 || N == 6 || N == 7) {
+      getrf_shape<S{.threads = 64, .rows = 2}>(c, vA, pv, info, bytes, restore);
+      getrf_shape<S{.threads = 128, .rows = 2}>(c, vA, pv, info, bytes, restore);
+    }
+    if constexpr (N == 6 || N == 12 || N == 24) {  // n / 3 a power of two: every lane busy
+      getrf_shape<S{.threads = 64, .rows = 3}>(c, vA, pv, info, bytes, restore);
+      getrf_shape<S{.threads = 128, .rows = 3}>(c, vA, pv, info, bytes, restore);
+      getrf_shape<S{.threads = 128, .min_blocks = 4, .rows = 3}>(c, vA, pv, info, bytes, restore);
+    }
     if constexpr (N >= 8) {  // several rows per thread (getrf_rows_kernel)
       getrf_shape<S{.threads = 64, .rows = 2}>(c, vA, pv, info, bytes, restore);
       getrf_shape<S{.threads = 128, .rows = 2}>(c, vA, pv, info, bytes, restore);
@@ -237,7 +246,7 @@ void run_part(const context& c) {
     for (void* p : {(void*)A0, (void*)piv, (void*)Ap}) TINYBATCH_CUDA_CHECK(cudaFree(p));
   }
   }
-  if constexpr (inverse_size && build_inverse) {
+  if constexpr (getrf_size && build_inverse) {
   if (c.o.has("inverse")) {
     const double bytes = 2 * mb + 4.0 * double(batch);
     constexpr S tuned = k::tuned(k::fast_op::inverse, sizeof(T), N);
@@ -249,6 +258,17 @@ void run_part(const context& c) {
     inverse_shape<S{.threads = 128, .min_blocks = 5}>(c, cA, vC, info, bytes);  // <= 102
     inverse_shape<S{.threads = 256, .min_blocks = 3}>(c, cA, vC, info, bytes);  // <= 85
     inverse_shape<S{.threads = 256, .min_blocks = 4}>(c, cA, vC, info, bytes);  // <= 64
+    if constexpr (N >= 5) {  // several rows per thread (inverse_rows_kernel)
+      inverse_shape<S{.threads = 64, .rows = 2}>(c, cA, vC, info, bytes);
+      inverse_shape<S{.threads = 128, .rows = 2}>(c, cA, vC, info, bytes);
+      inverse_shape<S{.threads = 128, .min_blocks = 4, .rows = 2}>(c, cA, vC, info, bytes);
+      inverse_shape<S{.threads = 256, .min_blocks = 3, .rows = 2}>(c, cA, vC, info, bytes);
+    }
+    if constexpr (N == 6 || N == 12 || N == 24) {
+      inverse_shape<S{.threads = 64, .rows = 3}>(c, cA, vC, info, bytes);
+      inverse_shape<S{.threads = 128, .rows = 3}>(c, cA, vC, info, bytes);
+      inverse_shape<S{.threads = 128, .min_blocks = 4, .rows = 3}>(c, cA, vC, info, bytes);
+    }
     if constexpr (N <= 5) {  // one thread per matrix
       inverse_shape<S{.threads = 64, .per_matrix = true}>(c, cA, vC, info, bytes);
       inverse_shape<S{.threads = 128, .per_matrix = true}>(c, cA, vC, info, bytes);

@@ -48,7 +48,13 @@ template <k::launch_shape S, k::pivot_method PM = k::default_pivot, class VA, cl
 void inverse_with(CUstream_st* stream, const VA& A, const VX& X, int* info) {
   using T = typename VX::value_type;
   constexpr int n = VA::static_rows, w = k::seg_width(n);
-  if constexpr (S.per_matrix) {
+  if constexpr (S.rows > 1) {
+    constexpr int wr = k::seg_width((n + S.rows - 1) / S.rows);
+    constexpr int threads = k::fit_threads(S.threads, wr, int(sizeof(T)) * 2 * k::vec_stride<T>(n) + 4 * n);
+    k::inverse_rows_kernel<T, n, S.rows, threads, S.min_blocks>
+        <<<k::grid_for(A.count(), threads / wr), threads, 0, stream>>>(k::at_of(A), k::at_of(X), A.count(), info);
+    check_launch("tinybatch::cuda inverse (fast, rows)");
+  } else if constexpr (S.per_matrix) {
     k::inverse_thread_kernel<T, n, S.threads>
         <<<k::grid_for(A.count(), S.threads), S.threads, 0, stream>>>(k::at_of(A), k::at_of(X), A.count(), info);
     check_launch("tinybatch::cuda inverse (fast, one thread per matrix)");

@@ -186,8 +186,9 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
 // Why: ncu at n = 32 (H100, both types) found the shared-memory pipe the busiest unit (66-74%)
 // and a third of the stall cycles waiting on it. Two rows per thread did not pay there (the
 // registers per thread double: float n = 32 spilled at 80 registers, .76 -> .50 of the
-// roofline), but it does where one row per thread leaves lanes idle: float n = 9..14 (a
-// segment of 16 lanes for 9..14 rows) gains .05-.19 (tuning.hpp).
+// roofline), but it does where one row per thread leaves lanes idle: float n = 3, 5, 6 and
+// 9..14 gain .05-.21 (tuning.hpp); inverse_rows_kernel (inverse.cuh) does the same for
+// the inverse.
 
 /// Row state of one thread holding R rows.
 template <class T, int N, int R>

@@ -141,6 +141,170 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
   }
 }
 
+/// The inverse with R rows per thread (tuning.hpp's `rows`), as getrf_rows_kernel: lane r of
+/// a segment of W = seg_width(ceil(n / R)) lanes holds rows r, r + W, ...; one read of the
+/// broadcast row serves R rows. Every element sees gj_step's operations, so the results are
+/// those of inverse_kernel.
+template <class T, int N, int R>
+struct gj_rows {
+  T a[R][N];
+  T scale[R];
+  int pos[R];
+  bool chosen[R];
+  int info;
+};
+
+/// y[i][c] -= m[i] * buf[c] for every c in [0, E) but `skip`, in the rows with act[i].
+template <int R, int E, class T>
+__device__ __forceinline__ void sub_rows_except(T (&y)[R][E], const T (&m)[R], const bool (&act)[R],
+                                                const T* buf, int skip) {
+  constexpr int v = vec_width<T>;
+  using V = vec_t<T>;
+#pragma unroll
+  for (int q = 0; q * v < E; ++q) {
+    const V w = reinterpret_cast<const V*>(buf)[q];
+    T t[v];
+    if constexpr (v == 4) {
+      t[0] = w.x, t[1] = w.y, t[2] = w.z, t[3] = w.w;
+    } else {
+      t[0] = w.x, t[1] = w.y;
+    }
+#pragma unroll
+    for (int e = 0; e < v; ++e)
+      if (q * v + e < E && q * v + e != skip)
+#pragma unroll
+        for (int i = 0; i < R; ++i)
+          if (act[i]) y[i][q * v + e] -= m[i] * t[e];
+  }
+}
+
+template <int W, int N, int R, class T>
+__device__ __forceinline__ void gj_step_rows(gj_rows<T, N, R>& s, int j, const bool (&ok)[R], T* buf) {
+  bool cand[R];
+  T key = T(-2);
+  int best = 1 << 20;
+#pragma unroll
+  for (int i = 0; i < R; ++i) {  // the candidate keys of pivot_search, as lu_step_rows
+    cand[i] = ok[i] && !s.chosen[i];
+    const T v = s.a[i][j];
+    const T ki = !cand[i] ? T(-2) : (v != v) ? (s.pos[i] == j ? T(INFINITY) : T(-1)) : fabs(v);
+    if (ki > key || (ki == key && s.pos[i] < best)) key = ki, best = s.pos[i];
+  }
+#pragma unroll
+  for (int o = W / 2; o >= 1; o /= 2) {
+    const T ok2 = __shfl_xor_sync(0xffffffffu, key, o, W);
+    const int ob = __shfl_xor_sync(0xffffffffu, best, o, W);
+    if (ok2 > key || (ok2 == key && ob < best)) key = ok2, best = ob;
+  }
+  const int p = best;
+  bool win[R];
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    win[i] = cand[i] && s.pos[i] == p;
+    if (win[i]) put_row(buf, 0, s.a[i]);
+  }
+  __syncwarp();
+  const T piv = buf[j];
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    if (win[i]) {
+      s.chosen[i] = true, s.pos[i] = j;
+    } else if (s.pos[i] == j) {
+      s.pos[i] = p;
+    }
+  }
+  if (piv == T(0) && s.info == 0) s.info = j + 1;
+  const T rcp = T(1) / piv;
+  T m[R];
+  bool act[R];
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    act[i] = ok[i] && !win[i];
+    T l = s.a[i][j];  // getrf's multiplier, computed as getrf computes it
+    if (piv != T(0)) {
+      if (fabs(piv) >= sfmin<T>())
+        l *= rcp;
+      else
+        l /= piv;
+    }
+    m[i] = l;
+    if (win[i]) s.a[i][j] = T(1), s.scale[i] = rcp;
+  }
+  sub_rows_except(s.a, m, act, buf, j);
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+    if (act[i]) s.a[i][j] = -m[i];
+}
+
+template <class T, int N, int R, int THREADS, int MINB, class AtA, class AtX>
+__global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
+    inverse_rows_kernel(AtA A, AtX X, index_t count, int* info) {
+  constexpr int W = seg_width((N + R - 1) / R), NB = THREADS / W, BS = vec_stride<T>(N);
+  __shared__ __align__(16) T bc[2][NB * BS];
+  __shared__ int perm_all[NB * N];  // perm[c]: the row chosen at step c
+  const int seg = threadIdx.x / W, r = threadIdx.x % W;
+  int* perm = perm_all + seg * N;
+  bool ok[R];
+#pragma unroll
+  for (int i = 0; i < R; ++i) ok[i] = r + W * i < N;
+  for (index_t k0 = index_t(blockIdx.x) * NB; k0 < count; k0 += index_t(gridDim.x) * NB) {
+    const index_t k = k0 + seg;
+    const bool live = k < count;
+    gj_rows<T, N, R> s;
+    const T* a = live ? A(k) + r : nullptr;
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+#pragma unroll
+      for (int c = 0; c < N; ++c) s.a[i][c] = a && ok[i] ? a[W * i + index_t(c) * A.ld] : T(0);
+      s.scale[i] = T(1), s.pos[i] = (ok[i] ? 0 : 64) + r + W * i, s.chosen[i] = false;
+    }
+    s.info = 0;
+#pragma unroll
+    for (int j = 0; j < N; ++j) gj_step_rows<W, N, R>(s, j, ok, bc[j & 1] + seg * BS);
+#pragma unroll
+    for (int i = 0; i < R; ++i)
+      if (ok[i]) perm[s.pos[i]] = r + W * i;
+    __syncwarp();
+    const bool singular = live && s.info != 0;
+    if (live && !singular) {
+#pragma unroll
+      for (int i = 0; i < R; ++i)
+        if (ok[i]) {
+          T* x = X(k) + s.pos[i];
+#pragma unroll
+          for (int c = 0; c < N; ++c) x[index_t(perm[c]) * X.ld] = s.a[i][c] * s.scale[i];
+        }
+    }
+    if (__any_sync(0xffffffffu, singular)) {
+      // LU factors of the singular matrices, as inverse_kernel: getrf on A read again.
+      __syncwarp();
+      lu_rows<T, N, R> u;
+      const T* g = singular ? A(k) + r : nullptr;
+#pragma unroll
+      for (int i = 0; i < R; ++i) {
+#pragma unroll
+        for (int c = 0; c < N; ++c) u.a[i][c] = g && ok[i] ? g[W * i + index_t(c) * A.ld] : T(0);
+        u.pos[i] = (ok[i] ? 0 : 64) + r + W * i, u.chosen[i] = false, u.chosen_at[i] = 0;
+      }
+      u.info = 0;
+#pragma unroll
+      for (int j = 0; j < N; ++j) lu_step_rows<W, N, R>(u, j, ok, bc[j & 1] + seg * BS);
+      __syncwarp();
+      if (singular) {
+#pragma unroll
+        for (int i = 0; i < R; ++i)
+          if (ok[i]) {
+            T* x = X(k) + u.pos[i];
+#pragma unroll
+            for (int c = 0; c < N; ++c) x[index_t(c) * X.ld] = u.a[i][c];
+          }
+      }
+    }
+    if (r == 0 && live) info[k] = s.info;
+    __syncwarp();  // every lane done with perm and the broadcast rows before the next matrix
+  }
+}
+
 /// The inverse with one thread per matrix for tiny n (tuning.hpp's `per_matrix`): the matrix
 /// loaded whole into registers (16-byte loads where it is one aligned run), then
 /// reference::inverse's own steps, getrf (dgetf2) and getri (dtrti2, then the solve with L

@@ -25,7 +25,8 @@ struct launch_shape {
                             ///< a packed, aligned run of a strided batch (common.cuh)
   bool transpose = false;   ///< solves: columns of the factor through a per-segment
                             ///< shared-memory transpose instead of strided loads (solve.cuh)
-  int rows = 1;             ///< getrf: rows per thread (getrf.cuh, getrf_rows_kernel)
+  int rows = 1;             ///< getrf, inverse: rows per thread (getrf_rows_kernel,
+                            ///< inverse_rows_kernel)
 };
 
 /// Threads per block for `op` on n x n matrices of `elem_bytes`-byte elements on sm_90.
@@ -92,8 +93,22 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // double n=2 .91|.40, 3 .76|.21, 4 .95|.18, 5 .61|.12 (double: 2n full-precision
       // divisions per thread, each a call with a 128-byte stack frame in the ptxas report;
       // not profiled further).
+      // Two rows per thread (inverse_rows_kernel; sweep
+      // bench/results/gpu-h100-4cfecce-dirty-sweep-rows.csv, 0.5 GiB, every n <= 16), best
+      // one-row shape -> best two-row shape: float n=5 .40 -> .59, 6 .47 -> .67, 7 .57 -> .69,
+      // 8 .69 -> .74, 9 .33 -> .46, 10 .37 -> .51, 11 .41 -> .52, 12 .44 -> .51, 13 .44 -> .50,
+      // 14 .48 -> .53, 15 .51 -> .54 (16 .57 -> .58, 20 - 32 lose: not taken); double n=5
+      // .60 -> .66 (9 .49 -> .52 not taken; 6 - 32 lose, n >= 20 by half: registers). Three
+      // rows per thread (every lane busy at n = 6, 12, 24) lost everywhere.
       if (elem_bytes == 4 && (n <= 2 || n == 4)) return {.threads = 256, .per_matrix = true};
+      if (elem_bytes == 4 && n >= 5 && n <= 15) {
+        if (n == 6) return {.threads = 128, .rows = 2};
+        if (n == 7) return {.threads = 128, .min_blocks = 4, .rows = 2};
+        if (n <= 11) return {.threads = 64, .rows = 2};
+        return {.threads = 256, .min_blocks = 3, .rows = 2};
+      }
       if (elem_bytes == 8) {
+        if (n == 5) return {.threads = 64, .rows = 2};
         if (n <= 5) return {.threads = 128, .min_blocks = 5};   // <= 102 registers
         if (n <= 16) return {.threads = 256, .min_blocks = 4};  // <= 64
         if (n <= 24) return {.threads = 256, .min_blocks = 3};  // <= 85
@@ -115,18 +130,23 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       //          24 .651|.200|.266, 32 .770|.234|.314.
       // The best shape swept was at most .01 above these. 64 registers (256 threads, 4
       // blocks) spills at double n=32 (.20 of the roofline).
-      // Two rows per thread (getrf_rows_kernel; sweep
-      // bench/results/gpu-h100-a2aeae0-dirty-sweep-getrf-rows.csv, 0.5 GiB, n = 8..16 all
-      // swept), best one-row shape -> best two-row shape: float n=9 .41 -> .60, 10 .46 -> .65,
-      // 11 .50 -> .68, 12 .55 -> .72, 13 .57 -> .65, 14 .62 -> .67; it loses at float 8 (.83
-      // -> .78), 15, 16 (even) and above (n=32 .76 -> .50: registers), and in double everywhere
-      // but n=9 (.65 -> .68, within run-to-run spread; not taken). At float 9..14 one row per
-      // thread leaves 2..7 of 16 lanes idle; two rows use 8 lanes and four matrices a warp.
+      // Two rows per thread (getrf_rows_kernel; sweeps
+      // bench/results/gpu-h100-a2aeae0-dirty-sweep-getrf-rows.csv and
+      // gpu-h100-4cfecce-dirty-sweep-rows.csv, 0.5 GiB, every n <= 16), best one-row shape ->
+      // best two-row shape: float n=3 .70 -> .82, 5 .51 -> .72, 6 .61 -> .76, 9 .41 -> .60,
+      // 10 .46 -> .65, 11 .50 -> .68, 12 .55 -> .72, 13 .57 -> .65, 14 .62 -> .67; it loses at
+      // float 7 (.72 -> .67), 8 (.83 -> .78), 15, 16 (even) and above (n=32 .76 -> .50:
+      // registers), and in double everywhere but n=9 (.64 -> .68, within run-to-run spread;
+      // not taken). Where one row per thread leaves lanes of a segment idle, two rows halve
+      // the segment and the shared-memory reads per matrix. Three rows (every lane busy at
+      // n = 6, 12, 24) lost everywhere.
       if (elem_bytes == 8) {
         if (n <= 8) return {.threads = 128, .min_blocks = 6};   // <= 85 registers
         if (n <= 24) return {.threads = 256, .min_blocks = 4};  // <= 64
         return {.threads = 128, .min_blocks = 5};               // <= 102
       }
+      if (n == 3 || n == 6) return {.threads = 64, .rows = 2};
+      if (n == 5) return {.threads = 128, .rows = 2};
       if (n <= 8) return {.threads = 128, .min_blocks = 5};    // <= 102
       if (n <= 14) return {.threads = 64, .rows = 2};
       if (n <= 16) return {.threads = 128, .min_blocks = 6};   // <= 85
