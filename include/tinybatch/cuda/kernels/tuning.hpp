@@ -63,10 +63,16 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       //   float  n=2 .74|1.06, 3 .63|.59, 4 .87|1.06, 5 .62|.26, 8 .95|.73;
       //   double n=2 .86|1.04, 3 .93|.58, 4 .83|.73, 5 .70|.41, 8 1.02|.64.
       // Odd sizes have no 16-byte runs; from n = 5 the registers (3 n^2 values) cost more.
+      // Register caps at n <= 8 (ncu, double n = 4 at 256 threads and no cap: 84 registers,
+      // 25% occupancy, half the stall cycles waiting on global loads; sweep
+      // bench/results/gpu-h100-9378c41-dirty-sweep-gemm-caps.csv, 0.5 GiB), shape before ->
+      // 128 threads capped at 64 registers (min_blocks 8): double n=3 .89 -> .93, 4 .79 ->
+      // 1.04, 5 .69 -> .99, 6 .95 -> 1.04, 7 .93 -> 1.02 (8: .98 -> .72, spills; stays);
+      // float n=3 .61 -> .71, 5 .61 -> .78, 6 .74 -> .89, 7 .69 -> .84, 8 .92 -> 1.00.
       if (n <= 2 || (elem_bytes == 4 && n == 4)) return {.threads = 256, .per_matrix = true};
       {
         const bool packed = elem_bytes == 4 ? n >= 8 : n >= 8 && n <= 12;
-        if (n <= 5) return {.threads = 256, .packed = packed};
+        if (n <= 7 || (elem_bytes == 4 && n == 8)) return {.threads = 128, .min_blocks = 8, .packed = packed};
         if (n <= 8) return {.threads = 256, .min_blocks = 3, .packed = packed};
         if (n <= 16) return {.threads = 128, .min_blocks = 6, .packed = packed};
         return {.threads = 128, .packed = packed};
