@@ -40,6 +40,13 @@ inline constexpr int vec_width = int(16 / sizeof(T));
 template <class T>
 using vec_t = std::conditional_t<std::is_same_v<T, float>, float4, double2>;
 
+/// A 16-byte vector into its elements t[0, vec_width), and back: every 16-byte load and store
+/// of the kernels goes through these.
+__device__ __forceinline__ void unpack(const float4& w, float* t) { t[0] = w.x, t[1] = w.y, t[2] = w.z, t[3] = w.w; }
+__device__ __forceinline__ void unpack(const double2& w, double* t) { t[0] = w.x, t[1] = w.y; }
+__device__ __forceinline__ float4 pack(const float* t) { return float4{t[0], t[1], t[2], t[3]}; }
+__device__ __forceinline__ double2 pack(const double* t) { return double2{t[0], t[1]}; }
+
 /// Elements between two segments' broadcast rows: a whole number of 16-byte vectors, an odd
 /// number of them, so that the segments of one warp read their rows from different banks.
 template <class T>
@@ -158,11 +165,7 @@ __device__ __forceinline__ void to_tiles_packed(T* tile, const T* base) {
     for (int q = 0; q < G; ++q) {
       const int e0 = (int(threadIdx.x) + (q0 + q) * THREADS) * v;
       T x[v];
-      if constexpr (v == 4) {
-        x[0] = t[q].x, x[1] = t[q].y, x[2] = t[q].z, x[3] = t[q].w;
-      } else {
-        x[0] = t[q].x, x[1] = t[q].y;
-      }
+      unpack(t[q], x);
 #pragma unroll
       for (int u = 0; u < v; ++u) {
         const int e = e0 + u;
@@ -245,12 +248,7 @@ __device__ __forceinline__ void put_row(T* buf, int b, const T (&x)[E], int end 
     T t[v];
 #pragma unroll
     for (int e = 0; e < v; ++e) t[e] = q * v + e < E ? x[q * v + e] : T(0);
-    V w;
-    if constexpr (v == 4)
-      w = V{t[0], t[1], t[2], t[3]};
-    else
-      w = V{t[0], t[1]};
-    reinterpret_cast<V*>(buf)[q] = w;
+    reinterpret_cast<V*>(buf)[q] = pack(t);
   }
 }
 
@@ -261,13 +259,8 @@ __device__ __forceinline__ void get_row(const T* buf, int b, T (&y)[E], int end 
   using V = vec_t<T>;
 #pragma unroll
   for (int q = b / v; q * v < end; ++q) {
-    const V w = reinterpret_cast<const V*>(buf)[q];
     T t[v];
-    if constexpr (v == 4) {
-      t[0] = w.x, t[1] = w.y, t[2] = w.z, t[3] = w.w;
-    } else {
-      t[0] = w.x, t[1] = w.y;
-    }
+    unpack(reinterpret_cast<const V*>(buf)[q], t);
 #pragma unroll
     for (int e = 0; e < v; ++e)
       if (q * v + e >= b && q * v + e < end) y[q * v + e] = t[e];
@@ -283,13 +276,8 @@ __device__ __forceinline__ void sub_row(T (&y)[E], T m, const T* buf, int b) {
   using V = vec_t<T>;
 #pragma unroll
   for (int q = b / v; q * v < E; ++q) {
-    const V w = reinterpret_cast<const V*>(buf)[q];
     T t[v];
-    if constexpr (v == 4) {
-      t[0] = w.x, t[1] = w.y, t[2] = w.z, t[3] = w.w;
-    } else {
-      t[0] = w.x, t[1] = w.y;
-    }
+    unpack(reinterpret_cast<const V*>(buf)[q], t);
 #pragma unroll
     for (int e = 0; e < v; ++e)
       if (q * v + e >= b && q * v + e < E) y[q * v + e] -= m * t[e];
@@ -308,12 +296,7 @@ __device__ __forceinline__ void load_small(T (&x)[R * C], const T* p, int ld) {
       using V = vec_t<T>;
 #pragma unroll
       for (int q = 0; q < R * C / v; ++q) {
-        const V w = reinterpret_cast<const V*>(p)[q];
-        if constexpr (v == 4) {
-          x[4 * q] = w.x, x[4 * q + 1] = w.y, x[4 * q + 2] = w.z, x[4 * q + 3] = w.w;
-        } else {
-          x[2 * q] = w.x, x[2 * q + 1] = w.y;
-        }
+        unpack(reinterpret_cast<const V*>(p)[q], x + v * q);
       }
       return;
     }
@@ -333,12 +316,7 @@ __device__ __forceinline__ void store_small(const T (&x)[R * C], T* p, int ld) {
       using V = vec_t<T>;
 #pragma unroll
       for (int q = 0; q < R * C / v; ++q) {
-        V w;
-        if constexpr (v == 4)
-          w = V{x[4 * q], x[4 * q + 1], x[4 * q + 2], x[4 * q + 3]};
-        else
-          w = V{x[2 * q], x[2 * q + 1]};
-        reinterpret_cast<V*>(p)[q] = w;
+        reinterpret_cast<V*>(p)[q] = pack(x + v * q);
       }
       return;
     }

@@ -200,6 +200,32 @@ struct lu_rows {
   int info;          // first exactly zero pivot (1-based), uniform over the segment
 };
 
+/// Rows r, r + W, ... of a segment's matrix (a: its element (r, 0), null for none; leading
+/// dimension ld) into x, zero where a row does not exist; pos[i]: their logical positions
+/// (64 + the row beyond n). Lanes of a segment load consecutive elements of a column.
+template <int W, int R, int N, class T>
+__device__ __forceinline__ void load_rows(T (&x)[R][N], int (&pos)[R], const T* a, index_t ld,
+                                          const bool (&ok)[R], int r) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+#pragma unroll
+    for (int c = 0; c < N; ++c) x[i][c] = a && ok[i] ? a[W * i + index_t(c) * ld] : T(0);
+    pos[i] = (ok[i] ? 0 : 64) + r + W * i;
+  }
+}
+
+/// Each existing row x[i] to row pos[i] of the matrix at a (leading dimension ld).
+template <int R, int N, class T>
+__device__ __forceinline__ void store_rows(const T (&x)[R][N], const int (&pos)[R], T* a, index_t ld,
+                                           const bool (&ok)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+    if (ok[i]) {
+#pragma unroll
+      for (int c = 0; c < N; ++c) a[pos[i] + index_t(c) * ld] = x[i][c];
+    }
+}
+
 /// y[i][c] -= m[i] * buf[c] for c in [b, E) and the rows i with act[i]: one 16-byte read of
 /// buf for all R rows; each row sees sub_row's operations.
 template <int R, int E, class T>
@@ -209,13 +235,8 @@ __device__ __forceinline__ void sub_rows(T (&y)[R][E], const T (&m)[R], const bo
   using V = vec_t<T>;
 #pragma unroll
   for (int q = b / v; q * v < E; ++q) {
-    const V w = reinterpret_cast<const V*>(buf)[q];
     T t[v];
-    if constexpr (v == 4) {
-      t[0] = w.x, t[1] = w.y, t[2] = w.z, t[3] = w.w;
-    } else {
-      t[0] = w.x, t[1] = w.y;
-    }
+    unpack(reinterpret_cast<const V*>(buf)[q], t);
 #pragma unroll
     for (int e = 0; e < v; ++e)
       if (q * v + e >= b && q * v + e < E)
@@ -225,30 +246,37 @@ __device__ __forceinline__ void sub_rows(T (&y)[R][E], const T (&m)[R], const bo
   }
 }
 
-/// Step j for a segment of W lanes with R rows each (ok[i]: row i exists), broadcast row
-/// `buf` as in lu_step.
-template <int W, int N, int R, class T>
-__device__ __forceinline__ void lu_step_rows(lu_rows<T, N, R>& s, int j, const bool (&ok)[R], T* buf) {
-  // The thread's best candidate by pivot_search's keys, then the segment's by a butterfly
-  // on (key, position): positions of candidates are distinct, so the winner is the row
-  // that holds the position found.
-  bool cand[R];
+/// The logical position of column j's pivot over a segment of W lanes holding R rows each
+/// (a[i] the rows, pos[i] their positions, cand[i] whether row i may be chosen):
+/// pivot_search's keys, the thread's best row first, then a butterfly on (key, position).
+/// Candidates' positions are distinct, so the winner is the row that holds the result.
+template <int W, int R, int N, class T>
+__device__ __forceinline__ int rows_pivot(const T (&a)[R][N], const int (&pos)[R], const bool (&cand)[R], int j) {
   T key = T(-2);
   int best = 1 << 20;
 #pragma unroll
   for (int i = 0; i < R; ++i) {
-    cand[i] = ok[i] && !s.chosen[i];
-    const T v = s.a[i][j];
-    const T ki = !cand[i] ? T(-2) : (v != v) ? (s.pos[i] == j ? T(INFINITY) : T(-1)) : fabs(v);
-    if (ki > key || (ki == key && s.pos[i] < best)) key = ki, best = s.pos[i];
+    const T v = a[i][j];
+    const T ki = !cand[i] ? T(-2) : (v != v) ? (pos[i] == j ? T(INFINITY) : T(-1)) : fabs(v);
+    if (ki > key || (ki == key && pos[i] < best)) key = ki, best = pos[i];
   }
 #pragma unroll
   for (int o = W / 2; o >= 1; o /= 2) {
-    const T ok2 = __shfl_xor_sync(0xffffffffu, key, o, W);
+    const T ok = __shfl_xor_sync(0xffffffffu, key, o, W);
     const int ob = __shfl_xor_sync(0xffffffffu, best, o, W);
-    if (ok2 > key || (ok2 == key && ob < best)) key = ok2, best = ob;
+    if (ok > key || (ok == key && ob < best)) key = ok, best = ob;
   }
-  const int p = best;
+  return best;
+}
+
+/// Step j for a segment of W lanes with R rows each (ok[i]: row i exists), broadcast row
+/// `buf` as in lu_step.
+template <int W, int N, int R, class T>
+__device__ __forceinline__ void lu_step_rows(lu_rows<T, N, R>& s, int j, const bool (&ok)[R], T* buf) {
+  bool cand[R];
+#pragma unroll
+  for (int i = 0; i < R; ++i) cand[i] = ok[i] && !s.chosen[i];
+  const int p = rows_pivot<W>(s.a, s.pos, cand, j);
   bool win[R], upd[R];
 #pragma unroll
   for (int i = 0; i < R; ++i) {
@@ -302,25 +330,17 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     const index_t k = k0 + seg;
     const bool live = k < count;
     lu_rows<T, N, R> s;
-    const T* a = live ? A(k) + r : nullptr;
+    load_rows<W>(s.a, s.pos, live ? A(k) + r : nullptr, A.ld, ok, r);
 #pragma unroll
-    for (int i = 0; i < R; ++i) {
-#pragma unroll
-      for (int c = 0; c < N; ++c) s.a[i][c] = a && ok[i] ? a[W * i + index_t(c) * A.ld] : T(0);
-      s.pos[i] = (ok[i] ? 0 : 64) + r + W * i, s.chosen[i] = false, s.chosen_at[i] = 0;
-    }
+    for (int i = 0; i < R; ++i) s.chosen[i] = false, s.chosen_at[i] = 0;
     s.info = 0;
 #pragma unroll
     for (int j = 0; j < N; ++j) lu_step_rows<W, N, R>(s, j, ok, bc[j & 1] + seg * BS);
     if (live) {
+      store_rows(s.a, s.pos, A(k), A.ld, ok);
 #pragma unroll
       for (int i = 0; i < R; ++i)
-        if (ok[i]) {
-          T* x = A(k) + s.pos[i];
-#pragma unroll
-          for (int c = 0; c < N; ++c) x[index_t(c) * A.ld] = s.a[i][c];
-          ipiv[k][s.pos[i]] = s.chosen_at[i] + 1;
-        }
+        if (ok[i]) ipiv[k][s.pos[i]] = s.chosen_at[i] + 1;
       if (r == 0) info[k] = s.info;
     }
     __syncwarp();  // every lane done with the broadcast rows before the next matrix

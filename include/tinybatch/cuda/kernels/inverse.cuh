@@ -31,13 +31,8 @@ __device__ __forceinline__ void sub_row_except(T (&y)[E], T m, const T* buf, int
   using V = vec_t<T>;
 #pragma unroll
   for (int q = 0; q * v < E; ++q) {
-    const V w = reinterpret_cast<const V*>(buf)[q];
     T t[v];
-    if constexpr (v == 4) {
-      t[0] = w.x, t[1] = w.y, t[2] = w.z, t[3] = w.w;
-    } else {
-      t[0] = w.x, t[1] = w.y;
-    }
+    unpack(reinterpret_cast<const V*>(buf)[q], t);
 #pragma unroll
     for (int e = 0; e < v; ++e)
       if (q * v + e < E && q * v + e != skip) y[q * v + e] -= m * t[e];
@@ -162,13 +157,8 @@ __device__ __forceinline__ void sub_rows_except(T (&y)[R][E], const T (&m)[R], c
   using V = vec_t<T>;
 #pragma unroll
   for (int q = 0; q * v < E; ++q) {
-    const V w = reinterpret_cast<const V*>(buf)[q];
     T t[v];
-    if constexpr (v == 4) {
-      t[0] = w.x, t[1] = w.y, t[2] = w.z, t[3] = w.w;
-    } else {
-      t[0] = w.x, t[1] = w.y;
-    }
+    unpack(reinterpret_cast<const V*>(buf)[q], t);
 #pragma unroll
     for (int e = 0; e < v; ++e)
       if (q * v + e < E && q * v + e != skip)
@@ -181,22 +171,9 @@ __device__ __forceinline__ void sub_rows_except(T (&y)[R][E], const T (&m)[R], c
 template <int W, int N, int R, class T>
 __device__ __forceinline__ void gj_step_rows(gj_rows<T, N, R>& s, int j, const bool (&ok)[R], T* buf) {
   bool cand[R];
-  T key = T(-2);
-  int best = 1 << 20;
 #pragma unroll
-  for (int i = 0; i < R; ++i) {  // the candidate keys of pivot_search, as lu_step_rows
-    cand[i] = ok[i] && !s.chosen[i];
-    const T v = s.a[i][j];
-    const T ki = !cand[i] ? T(-2) : (v != v) ? (s.pos[i] == j ? T(INFINITY) : T(-1)) : fabs(v);
-    if (ki > key || (ki == key && s.pos[i] < best)) key = ki, best = s.pos[i];
-  }
-#pragma unroll
-  for (int o = W / 2; o >= 1; o /= 2) {
-    const T ok2 = __shfl_xor_sync(0xffffffffu, key, o, W);
-    const int ob = __shfl_xor_sync(0xffffffffu, best, o, W);
-    if (ok2 > key || (ok2 == key && ob < best)) key = ok2, best = ob;
-  }
-  const int p = best;
+  for (int i = 0; i < R; ++i) cand[i] = ok[i] && !s.chosen[i];
+  const int p = rows_pivot<W>(s.a, s.pos, cand, j);
   bool win[R];
 #pragma unroll
   for (int i = 0; i < R; ++i) {
@@ -251,13 +228,9 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     const index_t k = k0 + seg;
     const bool live = k < count;
     gj_rows<T, N, R> s;
-    const T* a = live ? A(k) + r : nullptr;
+    load_rows<W>(s.a, s.pos, live ? A(k) + r : nullptr, A.ld, ok, r);
 #pragma unroll
-    for (int i = 0; i < R; ++i) {
-#pragma unroll
-      for (int c = 0; c < N; ++c) s.a[i][c] = a && ok[i] ? a[W * i + index_t(c) * A.ld] : T(0);
-      s.scale[i] = T(1), s.pos[i] = (ok[i] ? 0 : 64) + r + W * i, s.chosen[i] = false;
-    }
+    for (int i = 0; i < R; ++i) s.scale[i] = T(1), s.chosen[i] = false;
     s.info = 0;
 #pragma unroll
     for (int j = 0; j < N; ++j) gj_step_rows<W, N, R>(s, j, ok, bc[j & 1] + seg * BS);
@@ -279,26 +252,14 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
       // LU factors of the singular matrices, as inverse_kernel: getrf on A read again.
       __syncwarp();
       lu_rows<T, N, R> u;
-      const T* g = singular ? A(k) + r : nullptr;
+      load_rows<W>(u.a, u.pos, singular ? A(k) + r : nullptr, A.ld, ok, r);
 #pragma unroll
-      for (int i = 0; i < R; ++i) {
-#pragma unroll
-        for (int c = 0; c < N; ++c) u.a[i][c] = g && ok[i] ? g[W * i + index_t(c) * A.ld] : T(0);
-        u.pos[i] = (ok[i] ? 0 : 64) + r + W * i, u.chosen[i] = false, u.chosen_at[i] = 0;
-      }
+      for (int i = 0; i < R; ++i) u.chosen[i] = false, u.chosen_at[i] = 0;
       u.info = 0;
 #pragma unroll
       for (int j = 0; j < N; ++j) lu_step_rows<W, N, R>(u, j, ok, bc[j & 1] + seg * BS);
       __syncwarp();
-      if (singular) {
-#pragma unroll
-        for (int i = 0; i < R; ++i)
-          if (ok[i]) {
-            T* x = X(k) + u.pos[i];
-#pragma unroll
-            for (int c = 0; c < N; ++c) x[index_t(c) * X.ld] = u.a[i][c];
-          }
-      }
+      if (singular) store_rows(u.a, u.pos, X(k), X.ld, ok);
     }
     if (r == 0 && live) info[k] = s.info;
     __syncwarp();  // every lane done with perm and the broadcast rows before the next matrix
