@@ -50,7 +50,11 @@ std::string check_lu_solves(const Policy& fast, const layout& L, int variant) {
   poisoned<T> A(N, N, L.count, L.sh);
   A.fill([&](index_t k) { return getrf_case<T>(N, N, k, variant); });
   poisoned<T> A0 = A;
-  std::vector<int> piv(std::size_t(L.count * N), -7), info(std::size_t(L.count), -7);
+  // Pivots packed (stride N: whole groups load by vectors) or, with the padded layout, at a
+  // stride of N + 2 (lane by lane).
+  const index_t ps = L.sh == shape::padded ? N + 2 : N;
+  std::vector<int> pbuf(std::size_t(L.count * ps), -7), info(std::size_t(L.count), -7);
+  const tb::pivot_view piv(pbuf.data(), index_t(pbuf.size()), ps);
   // Everything runs on the same kind of view (pointer arrays list the matrices in reverse),
   // so pivots and info line up with the matrices.
   with_view<N, N>(A, L.pointers, [&](auto a) { tb::getrf(reference, a, piv, info); });

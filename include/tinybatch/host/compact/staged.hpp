@@ -37,6 +37,47 @@ namespace tinybatch::detail::compact::staged {
 
 using simd::matrix_starts;
 
+/// A packed strided batch (ld == M, matrix k at base + k M N) with its extents in the type:
+/// every address of a group folds to the group's base plus a constant. Through matrix_starts
+/// the staging of tiny matrices was mostly scalar bookkeeping: W pointers computed, compared
+/// (back_to_back) and prefetched one by one per operand and group (getrs, double, n = 2, one
+/// thread: 6.5 ns per matrix staged against 1.6 in the compact layout; docs/cpu-backend.md).
+template <class T, int M, int N>
+struct packed_starts {
+  static constexpr bool packed = true;
+  static constexpr int ld = M;
+  T* base;
+  TINYBATCH_LANES_INLINE T* operator[](index_t k) const { return base + k * (index_t(M) * N); }
+};
+template <class S>
+inline constexpr bool is_packed_starts = requires { S::packed; };
+
+/// Whether a is such a batch of M x N matrices.
+template <int M, int N, class T>
+bool packed_batch(const matrix_starts<T>& a) {
+  return a.ptrs == nullptr && a.ld == M && a.stride == index_t(M) * N;
+}
+
+/// Largest staged group (elements per matrix, all operands) that gets the packed_starts
+/// instantiation: where the staging costs as much as the kernel (n <= 8). Above it the
+/// kernels' O(n^3) hides the bookkeeping, and a second instantiation only costs compile time.
+inline constexpr int packed_max_elems = 8 * 9;
+
+/// f(a') with a' the packed_starts of a where a is packed and small enough, else f(a).
+template <int M, int N, int Elems, class T, class F>
+bool with_starts(const matrix_starts<T>& a, F&& f) {
+  if constexpr (Elems <= packed_max_elems)
+    if (packed_batch<M, N>(a)) return f(packed_starts<T, M, N>{a.base});
+  return f(a);
+}
+template <int M1, int N1, int M2, int N2, int Elems, class T, class F>
+bool with_starts(const matrix_starts<T>& a, const matrix_starts<T>& b, F&& f) {
+  if constexpr (Elems <= packed_max_elems)
+    if (packed_batch<M1, N1>(a) && packed_batch<M2, N2>(b))
+      return f(packed_starts<T, M1, N1>{a.base}, packed_starts<T, M2, N2>{b.base});
+  return f(a, b);
+}
+
 /// Bytes of staged operands that still run at full vector width; larger ones run at half the
 /// width. 64 KiB keeps full width at every n <= 32 in double except the solves' matrix plus
 /// right-hand sides at n = 32. Before getrf and getri were register-tiled, full width at n = 32
@@ -60,12 +101,20 @@ inline constexpr std::size_t prefetch_below_bytes = 512;
 
 /// Prefetches the matrices of the group prefetch_ahead_bytes after the one at k0 (Write:
 /// for writing, as the operands updated in place).
-template <int W, int M, int N, bool Write, class T>
-TINYBATCH_LANES_INLINE void prefetch_ahead(const matrix_starts<T>& a, index_t k0, index_t e) {
+template <int W, int M, int N, bool Write, class S>
+TINYBATCH_LANES_INLINE void prefetch_ahead(const S& a, index_t k0, index_t e) {
+  using T = std::remove_pointer_t<decltype(a[0])>;
   if constexpr (std::size_t(M) * N * sizeof(T) >= prefetch_below_bytes) return;
   constexpr std::size_t group = std::size_t(W) * M * N * sizeof(T);
   constexpr index_t groups = group >= prefetch_ahead_bytes ? 1 : index_t((prefetch_ahead_bytes + group - 1) / group);
   const index_t k = k0 + groups * W;
+  if constexpr (is_packed_starts<S>) {  // one contiguous run: a prefetch per cache line
+    if (k >= e) return;
+    const char* p = reinterpret_cast<const char*>(a[k]);
+    const std::size_t span = std::size_t(e - k < W ? e - k : W) * M * N * sizeof(T);
+    for (std::size_t o = 0; o < span; o += 64) __builtin_prefetch(p + o, Write, 3);
+    return;
+  }
   const std::size_t span = (std::size_t(a.ld) * (N - 1) + M) * sizeof(T);
   for (int l = 0; l < W && k + l < e; ++l) {
     const char* p = reinterpret_cast<const char*>(a[k + l]);
@@ -105,8 +154,8 @@ struct scratch {
 /// buf := matrices k0 .. k0 + W - 1 of `a` (M x N), compact with group width W; lanes at or
 /// past `count` get the identity, on which every kernel is harmless. A full block goes
 /// through the lane kernels' in-register transposes (Ops::stage_in) where they apply.
-template <class P, class Ops, int M, int N, class T>
-TINYBATCH_LANES_INLINE void gather(const matrix_starts<T>& a, index_t k0, index_t count, T* buf) {
+template <class P, class Ops, int M, int N, class S, class T>
+TINYBATCH_LANES_INLINE void gather(const S& a, index_t k0, index_t count, T* buf) {
   constexpr int W = lane_traits<P>::width;
   if (k0 + W <= count) {
     const T* s[W];
@@ -135,9 +184,8 @@ TINYBATCH_LANES_INLINE void gather(const matrix_starts<T>& a, index_t k0, index_
 }
 
 /// The lanes of buf back into their matrices, for the lanes below `count` where keep(l).
-template <class P, class Ops, int M, int N, class T, class Keep>
-TINYBATCH_LANES_INLINE void scatter(const T* buf, const matrix_starts<T>& a, index_t k0, index_t count,
-                                    Keep&& keep) {
+template <class P, class Ops, int M, int N, class T, class S, class Keep>
+TINYBATCH_LANES_INLINE void scatter(const T* buf, const S& a, index_t k0, index_t count, Keep&& keep) {
   constexpr int W = lane_traits<P>::width;
   bool all = k0 + W <= count;
   for (int l = 0; l < W && all; ++l) all = keep(l);
@@ -173,9 +221,9 @@ constexpr bool defer_column_swaps(int n) {
 
 /// scatter with getri's column interchanges applied on the way: column j of lane l's
 /// buffer goes to column dest[l * N + j] of its matrix (kernels.inc, column_destinations).
-template <class P, class Ops, int M, int N, class T, class Keep>
-TINYBATCH_LANES_INLINE void scatter_columns(const T* buf, const int* dest, const matrix_starts<T>& a, index_t k0,
-                                            index_t count, Keep&& keep) {
+template <class P, class Ops, int M, int N, class T, class S, class Keep>
+TINYBATCH_LANES_INLINE void scatter_columns(const T* buf, const int* dest, const S& a, index_t k0, index_t count,
+                                            Keep&& keep) {
   constexpr int W = lane_traits<P>::width;
   bool all = k0 + W <= count;
   for (int l = 0; l < W && all; ++l) all = keep(l);
@@ -230,25 +278,29 @@ bool for_lane_blocks(const Policy& policy, index_t count, Body&& body) {
 // reduce to it), so a kernel is instantiated once per scalar type and size.
 
 template <int M, int N, class T, class Policy>
-bool getrf(const Policy& policy, const matrix_starts<T>& a, index_t count, const pivot_view& ipiv, int* info) {
-  return for_lane_blocks<T, M * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
-    TINYBATCH_STAGED_LANES(tag, w);
-    prefetch_ahead<W, M, N, true>(a, k0, e);
-    gather<P, Ops, M, N>(a, k0, e, buf);
-    Ops::template getrf<P, M, N, W>(buf, ipiv, info, k0, e);
-    scatter<P, Ops, M, N>(buf, a, k0, e, all_lanes);
+bool getrf(const Policy& policy, const matrix_starts<T>& a0, index_t count, const pivot_view& ipiv, int* info) {
+  return with_starts<M, N, M * N>(a0, [&](const auto& a) {
+    return for_lane_blocks<T, M * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
+      TINYBATCH_STAGED_LANES(tag, w);
+      prefetch_ahead<W, M, N, true>(a, k0, e);
+      gather<P, Ops, M, N>(a, k0, e, buf);
+      Ops::template getrf<P, M, N, W>(buf, ipiv, info, k0, e);
+      scatter<P, Ops, M, N>(buf, a, k0, e, all_lanes);
+    });
   });
 }
 
 template <int N, bool Lower, class T, class Policy>
-bool potrf(const Policy& policy, const matrix_starts<T>& a, index_t count, int* info) {
+bool potrf(const Policy& policy, const matrix_starts<T>& a0, index_t count, int* info) {
   // The other triangle goes through the buffer unchanged and comes back bit for bit.
-  return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
-    TINYBATCH_STAGED_LANES(tag, w);
-    prefetch_ahead<W, N, N, true>(a, k0, e);
-    gather<P, Ops, N, N>(a, k0, e, buf);
-    Ops::template potrf<P, N, W, Lower>(buf, info, k0, e);
-    scatter<P, Ops, N, N>(buf, a, k0, e, all_lanes);
+  return with_starts<N, N, N * N>(a0, [&](const auto& a) {
+    return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
+      TINYBATCH_STAGED_LANES(tag, w);
+      prefetch_ahead<W, N, N, true>(a, k0, e);
+      gather<P, Ops, N, N>(a, k0, e, buf);
+      Ops::template potrf<P, N, W, Lower>(buf, info, k0, e);
+      scatter<P, Ops, N, N>(buf, a, k0, e, all_lanes);
+    });
   });
 }
 
@@ -258,35 +310,39 @@ inline auto solved_lanes(const int* info, index_t k0) {
 }
 
 template <int N, int NRHS, bool Trans, class T, class Policy>
-bool getrs(const Policy& policy, const matrix_starts<T>& a, const pivot_view& ipiv, const matrix_starts<T>& b,
+bool getrs(const Policy& policy, const matrix_starts<T>& a0, const pivot_view& ipiv, const matrix_starts<T>& b0,
            index_t count, const int* info) {
-  return for_lane_blocks<T, N * (N + NRHS)>(policy, count,
-                            [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
-                              TINYBATCH_STAGED_LANES(tag, w);
-                              const std::size_t sa = std::size_t(N) * N * W;
-                              prefetch_ahead<W, N, N, false>(a, k0, e);
-                              prefetch_ahead<W, N, NRHS, true>(b, k0, e);
-                              gather<P, Ops, N, N>(a, k0, e, buf);
-                              gather<P, Ops, N, NRHS>(b, k0, e, buf + sa);
-                              Ops::template getrs<P, N, NRHS, W, Trans>(buf, ipiv, buf + sa, k0, e);
-                              scatter<P, Ops, N, NRHS>(buf + sa, b, k0, e, solved_lanes(info, k0));
-                            });
+  constexpr int E = N * (N + NRHS);
+  return with_starts<N, N, N, NRHS, E>(a0, b0, [&](const auto& a, const auto& b) {
+    return for_lane_blocks<T, E>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
+      TINYBATCH_STAGED_LANES(tag, w);
+      const std::size_t sa = std::size_t(N) * N * W;
+      prefetch_ahead<W, N, N, false>(a, k0, e);
+      prefetch_ahead<W, N, NRHS, true>(b, k0, e);
+      gather<P, Ops, N, N>(a, k0, e, buf);
+      gather<P, Ops, N, NRHS>(b, k0, e, buf + sa);
+      Ops::template getrs<P, N, NRHS, W, Trans>(buf, ipiv, buf + sa, k0, e);
+      scatter<P, Ops, N, NRHS>(buf + sa, b, k0, e, solved_lanes(info, k0));
+    });
+  });
 }
 
 template <int N, int NRHS, bool Lower, class T, class Policy>
-bool potrs(const Policy& policy, const matrix_starts<T>& a, const matrix_starts<T>& b, index_t count,
+bool potrs(const Policy& policy, const matrix_starts<T>& a0, const matrix_starts<T>& b0, index_t count,
            const int* info) {
-  return for_lane_blocks<T, N * (N + NRHS)>(policy, count,
-                            [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
-                              TINYBATCH_STAGED_LANES(tag, w);
-                              const std::size_t sa = std::size_t(N) * N * W;
-                              prefetch_ahead<W, N, N, false>(a, k0, e);
-                              prefetch_ahead<W, N, NRHS, true>(b, k0, e);
-                              gather<P, Ops, N, N>(a, k0, e, buf);
-                              gather<P, Ops, N, NRHS>(b, k0, e, buf + sa);
-                              Ops::template potrs<P, N, NRHS, W, Lower>(buf, buf + sa);
-                              scatter<P, Ops, N, NRHS>(buf + sa, b, k0, e, solved_lanes(info, k0));
-                            });
+  constexpr int E = N * (N + NRHS);
+  return with_starts<N, N, N, NRHS, E>(a0, b0, [&](const auto& a, const auto& b) {
+    return for_lane_blocks<T, E>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
+      TINYBATCH_STAGED_LANES(tag, w);
+      const std::size_t sa = std::size_t(N) * N * W;
+      prefetch_ahead<W, N, N, false>(a, k0, e);
+      prefetch_ahead<W, N, NRHS, true>(b, k0, e);
+      gather<P, Ops, N, N>(a, k0, e, buf);
+      gather<P, Ops, N, NRHS>(b, k0, e, buf + sa);
+      Ops::template potrs<P, N, NRHS, W, Lower>(buf, buf + sa);
+      scatter<P, Ops, N, NRHS>(buf + sa, b, k0, e, solved_lanes(info, k0));
+    });
+  });
 }
 
 /// B := alpha op(A)^{-1} B or alpha B op(A)^{-1}; A is K x K (K = M on the left, N on the right).
@@ -308,39 +364,43 @@ bool trsm(const Policy& policy, T alpha, const matrix_starts<T>& a, const matrix
 
 /// inv(A) in place from getrf's factors; info[k] = the first zero U(k, k), A then unchanged.
 template <int N, class T, class Policy>
-bool getri(const Policy& policy, const matrix_starts<T>& a, const pivot_view& ipiv, index_t count, int* info) {
-  return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
-    TINYBATCH_STAGED_LANES(tag, w);
-    const auto inverted = [&](int l) { return info[k0 + l] == 0; };  // else untouched
-    prefetch_ahead<W, N, N, true>(a, k0, e);
-    gather<P, Ops, N, N>(a, k0, e, buf);
-    if constexpr (defer_column_swaps(N)) {
-      int dest[W * N];
-      Ops::template getri<P, N, W, true>(buf, ipiv, info, k0, e, dest);
-      scatter_columns<P, Ops, N, N>(buf, dest, a, k0, e, inverted);
-    } else {
-      Ops::template getri<P, N, W>(buf, ipiv, info, k0, e);
-      scatter<P, Ops, N, N>(buf, a, k0, e, inverted);
-    }
+bool getri(const Policy& policy, const matrix_starts<T>& a0, const pivot_view& ipiv, index_t count, int* info) {
+  return with_starts<N, N, N * N>(a0, [&](const auto& a) {
+    return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
+      TINYBATCH_STAGED_LANES(tag, w);
+      const auto inverted = [&](int l) { return info[k0 + l] == 0; };  // else untouched
+      prefetch_ahead<W, N, N, true>(a, k0, e);
+      gather<P, Ops, N, N>(a, k0, e, buf);
+      if constexpr (defer_column_swaps(N)) {
+        int dest[W * N];
+        Ops::template getri<P, N, W, true>(buf, ipiv, info, k0, e, dest);
+        scatter_columns<P, Ops, N, N>(buf, dest, a, k0, e, inverted);
+      } else {
+        Ops::template getri<P, N, W>(buf, ipiv, info, k0, e);
+        scatter<P, Ops, N, N>(buf, a, k0, e, inverted);
+      }
+    });
   });
 }
 
 /// X := inv(A), A untouched (a singular A leaves its LU factors in X, as reference::inverse).
 template <int N, class T, class Policy>
-bool inverse(const Policy& policy, const matrix_starts<T>& a, const matrix_starts<T>& x, index_t count, int* info) {
-  return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
-    TINYBATCH_STAGED_LANES(tag, w);
-    prefetch_ahead<W, N, N, false>(a, k0, e);
-    prefetch_ahead<W, N, N, true>(x, k0, e);
-    gather<P, Ops, N, N>(a, k0, e, buf);
-    if constexpr (defer_column_swaps(N)) {
-      int dest[W * N];
-      Ops::template inverse<P, N, W, true>(buf, buf, info, k0, e, dest);
-      scatter_columns<P, Ops, N, N>(buf, dest, x, k0, e, all_lanes);
-    } else {
-      Ops::template inverse<P, N, W>(buf, buf, info, k0, e);
-      scatter<P, Ops, N, N>(buf, x, k0, e, all_lanes);
-    }
+bool inverse(const Policy& policy, const matrix_starts<T>& a0, const matrix_starts<T>& x0, index_t count, int* info) {
+  return with_starts<N, N, N, N, N * N>(a0, x0, [&](const auto& a, const auto& x) {
+    return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
+      TINYBATCH_STAGED_LANES(tag, w);
+      prefetch_ahead<W, N, N, false>(a, k0, e);
+      prefetch_ahead<W, N, N, true>(x, k0, e);
+      gather<P, Ops, N, N>(a, k0, e, buf);
+      if constexpr (defer_column_swaps(N)) {
+        int dest[W * N];
+        Ops::template inverse<P, N, W, true>(buf, buf, info, k0, e, dest);
+        scatter_columns<P, Ops, N, N>(buf, dest, x, k0, e, all_lanes);
+      } else {
+        Ops::template inverse<P, N, W>(buf, buf, info, k0, e);
+        scatter<P, Ops, N, N>(buf, x, k0, e, all_lanes);
+      }
+    });
   });
 }
 
