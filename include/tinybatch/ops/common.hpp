@@ -51,35 +51,36 @@ concept same_scalar = (std::is_same_v<scalar_of<V>, scalar_of<std::tuple_element
 /// Checks one view: non-negative count, non-null storage, legal leading dimension and stride.
 template <class V>
 void check_view(const char* routine, const char* name, const V& v, bool output) {
-  const std::string arg(name);
-  require(v.count() >= 0, routine, arg + ": negative batch count");
+  const auto msg = [name](auto&&... parts) { return (std::string(name) + ... + std::string(parts)); };
+  require(v.count() >= 0, routine, [&] { return msg(": negative batch count"); });
   if (v.count() == 0) return;
   if constexpr (V::uniform) {
     const auto s = v.shape();
-    require(s.rows() >= 0 && s.cols() >= 0, routine, arg + ": negative matrix size");
-    require(s.ld >= (s.rows() > 1 ? s.rows() : 1), routine,
-            arg + ": leading dimension " + std::to_string(s.ld) + " < rows " +
-                std::to_string(s.rows()));
+    require(s.rows() >= 0 && s.cols() >= 0, routine, [&] { return msg(": negative matrix size"); });
+    require(s.ld >= (s.rows() > 1 ? s.rows() : 1), routine, [&] {
+      return msg(": leading dimension ", std::to_string(s.ld), " < rows ", std::to_string(s.rows()));
+    });
     if constexpr (requires { v.stride(); }) {
-      require(v.data() != nullptr, routine, arg + ": null data pointer with a non-zero count");
+      require(v.data() != nullptr, routine, [&] { return msg(": null data pointer with a non-zero count"); });
       // Inputs may share one matrix (stride 0, as cuBLAS allows); outputs may not overlap.
       const index_t need = output ? index_t(s.ld) * s.cols() : 0;
-      require(v.stride() >= need, routine,
-              arg + ": stride " + std::to_string(v.stride()) + " is smaller than " +
-                  std::to_string(need) + (output ? " (output matrices would overlap)" : ""));
+      require(v.stride() >= need, routine, [&] {
+        return msg(": stride ", std::to_string(v.stride()), " is smaller than ", std::to_string(need),
+                   output ? " (output matrices would overlap)" : "");
+      });
     } else {
-      require(v.pointers() != nullptr, routine, arg + ": null pointer array with a non-zero count");
+      require(v.pointers() != nullptr, routine, [&] { return msg(": null pointer array with a non-zero count"); });
     }
   } else {
     require(v.pointers() && v.rows_array() && v.cols_array() && v.ld_array(), routine,
-            arg + ": null pointer, size or leading-dimension array with a non-zero count");
+            [&] { return msg(": null pointer, size or leading-dimension array with a non-zero count"); });
   }
 }
 
 inline void check_count(const char* routine, const char* name, index_t got, index_t want) {
-  require(got == want, routine,
-          std::string(name) + " has " + std::to_string(got) + " matrices, expected " +
-              std::to_string(want));
+  require(got == want, routine, [&] {
+    return std::string(name) + " has " + std::to_string(got) + " matrices, expected " + std::to_string(want);
+  });
 }
 
 /// Per-matrix check: `dims(a, b, ...)` gets each view's matrix_ref (a shape-only one for
@@ -116,9 +117,9 @@ void check_matrices(const char* routine, const Policy&, Dims&& dims, const V&...
 
 /// info arrays: one int per matrix.
 inline void check_info(const char* routine, std::span<const int> info, index_t count) {
-  require(index_t(info.size()) >= count, routine,
-          "info has " + std::to_string(info.size()) + " entries for " + std::to_string(count) +
-              " matrices");
+  require(index_t(info.size()) >= count, routine, [&] {
+    return "info has " + std::to_string(info.size()) + " entries for " + std::to_string(count) + " matrices";
+  });
   require(count == 0 || info.data() != nullptr, routine, "null info array");
 }
 
@@ -136,9 +137,10 @@ pivot_view check_pivots(const char* routine, pivot_view p, const V& a) {
     const index_t mn = s.rows() < s.cols() ? s.rows() : s.cols();
     if (p.stride() < 0) p.set_stride(mn);
     require(p.stride() >= mn, routine, "ipiv stride smaller than min(m, n)");
-    require(count == 0 || p.size() >= (count - 1) * p.stride() + mn, routine,
-            "ipiv has " + std::to_string(p.size()) + " entries; " + std::to_string(count) +
-                " matrices need " + std::to_string((count - 1) * p.stride() + mn));
+    require(count == 0 || p.size() >= (count - 1) * p.stride() + mn, routine, [&] {
+      return "ipiv has " + std::to_string(p.size()) + " entries; " + std::to_string(count) + " matrices need " +
+             std::to_string((count - 1) * p.stride() + mn);
+    });
   } else {
     require(p.stride() >= 0, routine,
             "a variable-size batch needs ipiv as a pointer array or with an explicit stride");

@@ -24,12 +24,12 @@ constexpr void require_host_policy() {
 
 template <class C>
 void check_compact(const char* routine, const char* name, const C& c) {
-  const std::string arg(name);
-  require(c.count() >= 0, routine, arg + ": negative batch count");
+  const auto msg = [name](const char* what) { return std::string(name) + what; };
+  require(c.count() >= 0, routine, [&] { return msg(": negative batch count"); });
   if (c.count() == 0) return;
-  require(c.data() != nullptr, routine, arg + ": null data pointer with a non-zero count");
+  require(c.data() != nullptr, routine, [&] { return msg(": null data pointer with a non-zero count"); });
   require(reinterpret_cast<std::uintptr_t>(c.data()) % 64 == 0, routine,
-          arg + ": compact data must be 64-byte aligned");
+          [&] { return msg(": compact data must be 64-byte aligned"); });
 }
 
 template <class T, int M, int N>
