@@ -64,7 +64,7 @@ constexpr bool gemm_size = N >= 16;
 }
 [[maybe_unused]] std::string shape_name(k::launch_shape S) {
   return "t" + std::to_string(S.threads) + "_mb" + std::to_string(S.min_blocks) +
-         (S.per_matrix ? "_thread" : S.transpose ? "_xpose" : "_direct") +
+         (S.per_matrix ? "_thread" : S.pipelined ? "_pipelined" : S.transpose ? "_xpose" : "_direct") +
          (S.rows > 1 ? "_r" + std::to_string(S.rows) : "");
 }
 
@@ -154,6 +154,11 @@ void solve_shapes(const sweep::context& c, const char* op, const tb::strided_vie
     solve_shape<S{.threads = 128, .min_blocks = 4, .transpose = true}, K>(c, op, A, pv, b, bytes, restore);
     solve_shape<S{.threads = 128, .min_blocks = 6, .transpose = true}, K>(c, op, A, pv, b, bytes, restore);
     solve_shape<S{.threads = 256, .min_blocks = 4, .transpose = true}, K>(c, op, A, pv, b, bytes, restore);
+  }
+  if constexpr (N > 16) {  // one warp per matrix, looping, the next matrix in flight
+    solve_shape<S{.threads = 32, .pipelined = true}, K>(c, op, A, pv, b, bytes, restore);
+    solve_shape<S{.threads = 64, .pipelined = true}, K>(c, op, A, pv, b, bytes, restore);
+    solve_shape<S{.threads = 128, .pipelined = true}, K>(c, op, A, pv, b, bytes, restore);
   }
 }
 

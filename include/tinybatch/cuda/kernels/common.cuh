@@ -348,6 +348,26 @@ inline unsigned grid_for(index_t count, int nb) {
   return unsigned(blocks < 2147483647 ? blocks : 2147483647);
 }
 
+/// `blocks`, capped at the blocks of `kernel` (`threads` each) that fit on the current
+/// device at once: for kernels whose warps loop over matrices (solve_pipelined_kernel).
+/// The last answer is kept per thread (the occupancy query costs microseconds).
+template <class Kernel>
+unsigned resident_grid(Kernel* kernel, int threads, unsigned blocks) {
+  thread_local const void* last_kernel = nullptr;
+  thread_local int last_dev = -1, last_threads = 0, fit = 0;
+  int d = 0;
+  if (cudaGetDevice(&d) != cudaSuccess) return blocks;
+  const void* kp = reinterpret_cast<const void*>(kernel);
+  if (kp != last_kernel || d != last_dev || threads != last_threads) {
+    int sms = 0, per_sm = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0) != cudaSuccess)
+      return blocks;
+    last_kernel = kp, last_dev = d, last_threads = threads, fit = sms * (per_sm > 0 ? per_sm : 1);
+  }
+  return blocks < unsigned(fit) ? blocks : unsigned(fit);
+}
+
 }  // namespace tinybatch::cuda::fast_kernels
 
 namespace tinybatch::cuda::fast_kernels {

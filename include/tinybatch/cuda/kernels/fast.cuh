@@ -106,11 +106,20 @@ void solve_with(CUstream_st* stream, const VA& A, const pivot_view& ipiv, const 
                 const char* what) {
   using T = typename VB::value_type;
   constexpr int n = VA::static_rows, nrhs = VB::static_cols, w = k::seg_width(n);
-  constexpr int bytes = S.transpose ? int(sizeof(T)) * k::solve_tile_stride(n) : 0;
-  constexpr int threads = k::fit_threads(S.threads, w, bytes);
-  k::solve_kernel<T, n, nrhs, threads, S.min_blocks, K, S.transpose>
-      <<<k::grid_for(B.count(), threads / w), threads, 0, stream>>>(k::at_of(A), ipiv, k::at_of(B),
-                                                                    B.count(), info);
+  if constexpr (S.pipelined && w == 32) {
+    // Two slots per warp; as many blocks as fit on the device at once (the warps loop).
+    constexpr int threads = k::fit_threads(S.threads, 32, 2 * int(sizeof(k::solve_slot<T, n, nrhs>)));
+    const auto kernel = k::solve_pipelined_kernel<T, n, nrhs, threads, S.min_blocks, K, decltype(k::at_of(A)),
+                                                  decltype(k::at_of(B))>;
+    const unsigned grid = k::resident_grid(kernel, threads, k::grid_for(B.count(), threads / 32));
+    kernel<<<grid, threads, 0, stream>>>(k::at_of(A), ipiv, k::at_of(B), B.count(), info);
+  } else {
+    constexpr int bytes = S.transpose ? int(sizeof(T)) * k::solve_tile_stride(n) : 0;
+    constexpr int threads = k::fit_threads(S.threads, w, bytes);
+    k::solve_kernel<T, n, nrhs, threads, S.min_blocks, K, S.transpose>
+        <<<k::grid_for(B.count(), threads / w), threads, 0, stream>>>(k::at_of(A), ipiv, k::at_of(B),
+                                                                      B.count(), info);
+  }
   check_launch(what);
 }
 

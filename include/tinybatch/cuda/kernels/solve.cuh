@@ -49,13 +49,18 @@ struct solve_traits {
   static constexpr bool pivoted = K == solve_kind::getrs_n || K == solve_kind::getrs_t;
 };
 
-/// x = b / d as b * (1 / d), dividing (in a branch, rarely taken) where d is tiny, zero or
-/// NaN, where the reciprocal would not give b / d's value.
+/// b := b / d where `at` (the lane whose step it is), as b * (1 / d), dividing where d is
+/// tiny, zero or NaN, where the reciprocal would not give b / d's value. The division sits
+/// behind any_tiny, uniform over the warp and almost always false, so that the common path is
+/// a multiply and a select: with the division behind the per-lane `at` branch, as before,
+/// every step of the unrolled substitution held a divergent branch.
 template <class T>
-__device__ __forceinline__ T solve_scale(T b, T d, T rcp, bool tiny) {
+__device__ __forceinline__ void scale_at(T& b, bool at, T d, T rcp, bool tiny, bool any_tiny) {
   T x = b * rcp;
-  if (tiny) x = b / d;
-  return x;
+  if (any_tiny) {
+    if (tiny) x = b / d;
+  }
+  b = at ? x : b;
 }
 
 /// Offset, in a column-major matrix of leading dimension ld, of the factor element that row
@@ -67,6 +72,57 @@ __device__ __forceinline__ index_t solve_elem(int r, int j, index_t ld) {
   using tr = solve_traits<K>;
   const bool row = r > j ? tr::fwd_row : r < j ? tr::bwd_row : true;
   return row ? r + j * ld : j + r * ld;
+}
+
+/// The row of B that thread r reads (no_trans: B := P B before the solves) or of X that it
+/// writes (trans: X := P^T Z after them), from its segment's pivots (pv: lane s holds ipiv[s]
+/// - 1): the interchanges undone from the last to the first, or followed in LAPACK's backward
+/// order, are the same loop.
+template <int N, int W>
+__device__ __forceinline__ int solve_row(int pv, int r) {
+  int pos = r;
+#pragma unroll
+  for (int s = N - 1; s >= 0; --s) {
+    const int ps = __shfl_sync(0xffffffffu, pv, s, W);
+    if (pos == s)
+      pos = ps;
+    else if (pos == ps)
+      pos = s;
+  }
+  return pos;
+}
+
+/// The forward and backward substitutions of row r of B (its NRHS entries in b), f(j, phase)
+/// the factor element row r uses at step j (solve_elem's; phase std::true_type in the
+/// forward phase, j < r, std::false_type in the backward one, j > r), d the diagonal element.
+template <solve_kind K, int N, int NRHS, int W, class T, class F>
+__device__ __forceinline__ void substitute(T (&b)[NRHS], F&& f, T d, int r) {
+  using tr = solve_traits<K>;
+  const T rcp = T(1) / d;
+  const bool tiny = !(fabs(d) >= sfmin<T>());
+  const bool any_tiny = __any_sync(0xffffffffu, tiny);  // the same in every lane of the warp
+  // Forward: op(M) lower, x_j finished at step j, rows below subtract their multiple.
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    const T fj = r > j ? f(j, std::true_type{}) : T(0);
+#pragma unroll
+    for (int c = 0; c < NRHS; ++c) {
+      if constexpr (!tr::fwd_unit) scale_at(b[c], r == j, d, rcp, tiny, any_tiny);
+      const T xj = __shfl_sync(0xffffffffu, b[c], j, W);
+      if (r > j) b[c] -= fj * xj;
+    }
+  }
+  // Backward: op(M) upper, from the last row up.
+#pragma unroll
+  for (int j = N - 1; j >= 0; --j) {
+    const T h = r < j ? f(j, std::false_type{}) : T(0);
+#pragma unroll
+    for (int c = 0; c < NRHS; ++c) {
+      if constexpr (!tr::bwd_unit) scale_at(b[c], r == j, d, rcp, tiny, any_tiny);
+      const T xj = __shfl_sync(0xffffffffu, b[c], j, W);
+      if (r < j) b[c] -= h * xj;
+    }
+  }
 }
 
 /// Each thread loads the elements of the factor it uses straight from global memory into
@@ -90,20 +146,8 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
   for (index_t k0 = index_t(blockIdx.x) * NB; k0 < count; k0 += index_t(gridDim.x) * NB) {
     const index_t k = k0 + seg;
     const bool active = k < count && (info == nullptr || info[k] == 0);
-    // The row this thread reads (no_trans) or writes (trans): the interchanges undone from the
-    // last to the first, or followed in LAPACK's backward order, are the same loop.
     int pos = r;
-    if constexpr (tr::pivoted) {
-      const int pv = active && lane_ok ? ipiv[k][r] - 1 : r;
-#pragma unroll
-      for (int s = N - 1; s >= 0; --s) {
-        const int ps = __shfl_sync(0xffffffffu, pv, s, W);
-        if (pos == s)
-          pos = ps;
-        else if (pos == ps)
-          pos = s;
-      }
-    }
+    if constexpr (tr::pivoted) pos = solve_row<N, W>(active && lane_ok ? ipiv[k][r] - 1 : r, r);
     const int src = K == solve_kind::getrs_n ? pos : r, dst = K == solve_kind::getrs_t ? pos : r;
     T b[NRHS];
     if (active && lane_ok) {
@@ -136,36 +180,13 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     }
     // XP: a column element (j, r) comes from the tile, where row j put it.
     const T* xc = tile + seg * TS + r;
-    const T rcp = T(1) / d;
-    const bool tiny = !(fabs(d) >= sfmin<T>());
-    // Forward: op(M) lower, x_j finished at step j, rows below subtract their multiple.
-#pragma unroll
-    for (int j = 0; j < N; ++j) {
-      const T f = r > j ? (XP && !tr::fwd_row ? (lane_ok ? xc[j * P] : T(0)) : g[j]) : T(0);
-#pragma unroll
-      for (int c = 0; c < NRHS; ++c) {
-        T x = b[c];
-        if constexpr (!tr::fwd_unit) {
-          if (r == j) x = solve_scale(b[c], d, rcp, tiny), b[c] = x;
-        }
-        const T xj = __shfl_sync(0xffffffffu, x, j, W);
-        if (r > j) b[c] -= f * xj;
-      }
-    }
-    // Backward: op(M) upper, from the last row up.
-#pragma unroll
-    for (int j = N - 1; j >= 0; --j) {
-      const T h = r < j ? (XP && !tr::bwd_row ? (lane_ok ? xc[j * P] : T(0)) : g[j]) : T(0);
-#pragma unroll
-      for (int c = 0; c < NRHS; ++c) {
-        T x = b[c];
-        if constexpr (!tr::bwd_unit) {
-          if (r == j) x = solve_scale(b[c], d, rcp, tiny), b[c] = x;
-        }
-        const T xj = __shfl_sync(0xffffffffu, x, j, W);
-        if (r < j) b[c] -= h * xj;
-      }
-    }
+    substitute<K, N, NRHS, W>(b, [&](int j, auto fwd) {
+      constexpr bool col = XP && (decltype(fwd)::value ? !tr::fwd_row : !tr::bwd_row);
+      if constexpr (col)
+        return lane_ok ? xc[j * P] : T(0);
+      else
+        return g[j];
+    }, d, r);
     if (active && lane_ok) {
       auto* bk = B(k);
 #pragma unroll
@@ -173,6 +194,100 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     }
     if constexpr (XP) __syncwarp();  // the tile is rewritten for the next matrix
   }
+}
+
+
+// ---- pipelined: the next matrix's loads in flight during this one's substitutions ----------
+//
+// ncu at n = 32 (double, c483dc0): one warp solves one matrix and loads nothing during its 64
+// dependent steps, so only the other warps keep memory busy, and few fit (getrs: 80 registers,
+// 37.5% occupancy, DRAM 67% busy; potrs: 155 registers, 18.75%, 36%). Here a warp loops over
+// matrices (the grid is capped at the blocks that fit at once) and copies the next matrix's
+// factor, right-hand sides and pivots into the other half of its double buffer in shared
+// memory by cp.async (no registers held) while it solves the current one from the first half.
+// The factor sits at the odd pitch P, so that rows and columns are both conflict-free.
+// Results are those of solve_kernel (same substitute, same element order).
+
+/// Shared-memory slot of one matrix in the pipelined solve: factor (pitch P), B, pivots.
+template <class T, int N, int NRHS>
+struct solve_slot {
+  static constexpr int P = solve_pitch(N);
+  T a[N * P];
+  T b[N * NRHS];
+  int piv[N];
+};
+
+/// cp.async of 4 or 8 bytes from global to shared memory (sm_80+), bypassing registers.
+template <class T>
+__device__ __forceinline__ void copy_async(T* smem, const T* gmem) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+  const unsigned s = unsigned(__cvta_generic_to_shared(smem));
+  if constexpr (sizeof(T) == 8)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(s), "l"(gmem) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void copy_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+/// Waits until at most `Pending` of this thread's committed groups are still in flight.
+template <int Pending>
+__device__ __forceinline__ void copy_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
+/// One warp per matrix (N > 16), THREADS / 32 warps a block, each looping over the matrices
+/// k, k + gridDim.x * THREADS / 32, ...; launch at most as many blocks as fit at once.
+template <class T, int N, int NRHS, int THREADS, int MINB, solve_kind K, class AtA, class AtB>
+__global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
+    solve_pipelined_kernel(AtA A, pivot_view ipiv, AtB B, index_t count, const int* info) {
+  static_assert(seg_width(N) == 32, "one warp per matrix");
+  using tr = solve_traits<K>;
+  using slot_t = solve_slot<T, N, NRHS>;
+  constexpr int NW = THREADS / 32, P = slot_t::P;
+  __shared__ __align__(16) slot_t slots[NW][2];
+  const int warp = threadIdx.x / 32, r = threadIdx.x % 32;
+  const bool lane_ok = r < N;
+  const index_t step = index_t(gridDim.x) * NW;
+  // Lane r copies row r of the factor, of B and pivot r (consecutive lanes, consecutive
+  // addresses in every column). Matrices whose info is non-zero are not read.
+  const auto issue = [&](index_t k, slot_t& sl) {
+    if (k < count && lane_ok && (info == nullptr || info[k] == 0)) {
+      const T* a = A(k);
+#pragma unroll
+      for (int c = 0; c < N; ++c) copy_async(&sl.a[r * P + c], a + r + index_t(c) * A.ld);
+      const T* bk = B(k);
+#pragma unroll
+      for (int c = 0; c < NRHS; ++c) copy_async(&sl.b[r + c * N], bk + r + index_t(c) * B.ld);
+      if constexpr (tr::pivoted) copy_async(&sl.piv[r], ipiv[k] + r);
+    }
+    copy_async_commit();  // every lane commits a group, empty or not, to count groups alike
+  };
+  index_t k = index_t(blockIdx.x) * NW + warp;
+  issue(k, slots[warp][0]);
+  for (int it = 0; k < count; k += step, ++it) {
+    slot_t& cur = slots[warp][it & 1];
+    issue(k + step, slots[warp][(it & 1) ^ 1]);  // that slot was read in the last iteration
+    copy_async_wait<1>();                         // this matrix's group is complete
+    __syncwarp();                                 // and every lane's part of it visible
+    const bool active = info == nullptr || info[k] == 0;
+    int pos = r;
+    if constexpr (tr::pivoted) pos = solve_row<N, 32>(active && lane_ok ? cur.piv[r] - 1 : r, r);
+    const int src = K == solve_kind::getrs_n ? pos : r, dst = K == solve_kind::getrs_t ? pos : r;
+    T b[NRHS];
+#pragma unroll
+    for (int c = 0; c < NRHS; ++c) b[c] = active && lane_ok ? cur.b[src + c * N] : T(0);
+    // Factor element (i, c) at a[i * P + c]: (r, j) where the phase reads rows, else (j, r).
+    substitute<K, N, NRHS, 32>(b, [&](int j, auto fwd) {
+      constexpr bool row = decltype(fwd)::value ? tr::fwd_row : tr::bwd_row;
+      return lane_ok ? cur.a[row ? r * P + j : j * P + r] : T(0);
+    }, lane_ok ? cur.a[r * P + r] : T(1), r);
+    if (active && lane_ok) {
+      auto* bk = B(k);
+#pragma unroll
+      for (int c = 0; c < NRHS; ++c) bk[dst + index_t(c) * B.ld] = b[c];
+    }
+    __syncwarp();  // every lane done with `cur` before the next iteration refills it
+  }
+  copy_async_wait<0>();
 }
 
 }  // namespace tinybatch::cuda::fast_kernels

@@ -27,6 +27,8 @@ struct launch_shape {
                             ///< shared-memory transpose instead of strided loads (solve.cuh)
   int rows = 1;             ///< getrf, inverse: rows per thread (getrf_rows_kernel,
                             ///< inverse_rows_kernel)
+  bool pipelined = false;   ///< solves at n > 16: each warp loops over matrices, the next
+                            ///< one's loads in flight by cp.async (solve_pipelined_kernel)
 };
 
 /// Threads per block for `op` on n x n matrices of `elem_bytes`-byte elements on sm_90.
@@ -198,6 +200,13 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // .74; float n=2 .77 -> .87, 3 .63 -> .72, 4 .84 -> .90, 16 .66 -> .80, 32 .34 -> .65
       // (64 threads: no_trans .735 there as at 128). Elsewhere it lost (float n=8 .96 -> .80).
       // The best shape swept was at most .02 above these for no_trans.
+      // Since the substitutions scale by a multiply and a select (scale_at, solve.cuh), and
+      // with the pipelined kernel for n = 17..24 and float 25..32 (sweep
+      // bench/results/gpu-h100-c483dc0-dirty-sweep-solves-select.csv, 1 GiB), no_trans,
+      // shape before -> shape here: double n=20 .75 -> .80, 24 .81 -> .84, 32 .85 (kept:
+      // pipelined .81; trans would gain, .79 -> .85); float n=20 .59 -> .64, 24 .65 -> .68,
+      // 32 .75 -> .79.
+      if (n > 16 && (elem_bytes == 4 || n <= 24)) return {.threads = 128, .pipelined = true};
       if (elem_bytes == 8) {
         if (n == 5 || n == 12) return {.threads = 256, .min_blocks = 6};             // <= 42 registers
         if (n > 16 && n <= 20) return {.threads = 256, .min_blocks = 4};              // <= 64
@@ -217,6 +226,13 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       //          16 1.17|.58, 20 .68|.36, 24 .72|.38, 32 .77|.56;
       //   float  n=2 .95|.71, 3 .81|.50, 4 .92|.63, 5 .60|.32, 8 .86|.43, 12 .65|.35,
       //          16 .70|.48, 20 .46|.32, 24 .52|.33, 32 .61|.47.
+      // After scale_at (solve.cuh: no divergent branch per substitution step), same sweep as
+      // getrs above, shape before -> shape here: double n=20 .65 -> .79 and 24 .76 -> .81
+      // (pipelined), 32 .93 (64 threads through the transpose, unchanged; it was .78 before
+      // scale_at); float n=16 .81 -> .92 (64 threads, transpose), 20 .43 -> .64 and 24 .50
+      // -> .66 (pipelined), 32 .69 -> .76 (64 threads, transpose).
+      if (n > 16 && n <= 24) return {.threads = 128, .pipelined = true};
+      if (elem_bytes == 4 && (n == 16 || n > 24)) return {.threads = 64, .transpose = true};
       if (elem_bytes == 8) {
         if (n <= 3) return {.threads = 256, .min_blocks = 6};
         if (n <= 4) return {.threads = 64};
