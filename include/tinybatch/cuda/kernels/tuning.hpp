@@ -213,7 +213,10 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
         if (n == 16 || n > 24) return {.threads = 128, .min_blocks = 6, .transpose = true};  // <= 85
         return {.threads = 128, .min_blocks = 6};
       }
-      if (n <= 4) return {.threads = 128, .min_blocks = 4, .transpose = true};  // <= 128
+      // Float n = 3, 4: capped at 85 registers since scale_at (no_trans .67 -> .76, .88 -> .96
+      // in the sweep above; at the 128-register cap they lost .08 - .10 to before it).
+      if (n <= 2) return {.threads = 128, .min_blocks = 4, .transpose = true};  // <= 128
+      if (n <= 4) return {.threads = 128, .min_blocks = 6, .transpose = true};  // <= 85
       if (n == 16) return {.threads = 128, .min_blocks = 6, .transpose = true};
       if (n > 24) return {.threads = 64, .transpose = true};
       return {.threads = 128, .min_blocks = 6};
@@ -234,15 +237,19 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       if (n > 16 && n <= 24) return {.threads = 128, .pipelined = true};
       if (elem_bytes == 4 && (n == 16 || n > 24)) return {.threads = 64, .transpose = true};
       if (elem_bytes == 8) {
-        if (n <= 3) return {.threads = 256, .min_blocks = 6};
+        // Since scale_at (sweep above): n = 3 .80 at 42 registers (256 threads, 6 blocks; .95
+        // before it) against .93 at 128 threads uncapped; n = 5 .77 through the transpose,
+        // .87 direct.
+        if (n <= 2) return {.threads = 256, .min_blocks = 6};
+        if (n <= 3) return {.threads = 128};
         if (n <= 4) return {.threads = 64};
-        if (n <= 5) return {.threads = 64, .transpose = true};
+        if (n <= 5) return {.threads = 64};
         if (n <= 8) return {.threads = 256, .min_blocks = 4};
         if (n <= 20) return {.threads = 256, .min_blocks = 4, .transpose = true};
         if (n <= 24) return {.threads = 128, .min_blocks = 4, .transpose = true};
         return {.threads = 64, .transpose = true};
       }
-      if (n == 3) return {.threads = 256};
+      if (n == 3) return {.threads = 128, .min_blocks = 4};  // since scale_at: .75 at 256 threads, .78
       if (n <= 8) return {.threads = 128, .min_blocks = 4};
       if (n <= 12) return {.threads = 256, .min_blocks = 4};
       if (n <= 16) return {.threads = 128, .min_blocks = 6};
