@@ -309,39 +309,41 @@ inline auto solved_lanes(const int* info, index_t k0) {
   return [=](int l) { return !info || info[k0 + l] == 0; };
 }
 
-template <int N, int NRHS, bool Trans, class T, class Policy>
-bool getrs(const Policy& policy, const matrix_starts<T>& a0, const pivot_view& ipiv, const matrix_starts<T>& b0,
-           index_t count, const int* info) {
+/// A solve with the factor A (N x N) and right-hand sides B (N x NRHS) staged together;
+/// solve(tag, W, a, b, k0, e) runs the lane kernel on the group's buffers.
+template <int N, int NRHS, class T, class Policy, class Solve>
+bool staged_solve(const Policy& policy, const matrix_starts<T>& a0, const matrix_starts<T>& b0, index_t count,
+                  const int* info, Solve&& solve) {
   constexpr int E = N * (N + NRHS);
   return with_starts<N, N, N, NRHS, E>(a0, b0, [&](const auto& a, const auto& b) {
     return for_lane_blocks<T, E>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
       TINYBATCH_STAGED_LANES(tag, w);
-      const std::size_t sa = std::size_t(N) * N * W;
+      T* bb = buf + std::size_t(N) * N * W;
       prefetch_ahead<W, N, N, false>(a, k0, e);
       prefetch_ahead<W, N, NRHS, true>(b, k0, e);
       gather<P, Ops, N, N>(a, k0, e, buf);
-      gather<P, Ops, N, NRHS>(b, k0, e, buf + sa);
-      Ops::template getrs<P, N, NRHS, W, Trans>(buf, ipiv, buf + sa, k0, e);
-      scatter<P, Ops, N, NRHS>(buf + sa, b, k0, e, solved_lanes(info, k0));
+      gather<P, Ops, N, NRHS>(b, k0, e, bb);
+      solve(tag, w, buf, bb, k0, e);
+      scatter<P, Ops, N, NRHS>(bb, b, k0, e, solved_lanes(info, k0));
     });
   });
 }
 
+template <int N, int NRHS, bool Trans, class T, class Policy>
+bool getrs(const Policy& policy, const matrix_starts<T>& a, const pivot_view& ipiv, const matrix_starts<T>& b,
+           index_t count, const int* info) {
+  return staged_solve<N, NRHS>(policy, a, b, count, info, [&](auto tag, auto w, T* ab, T* bb, index_t k0, index_t e) {
+    TINYBATCH_STAGED_LANES(tag, w);
+    Ops::template getrs<P, N, NRHS, W, Trans>(ab, ipiv, bb, k0, e);
+  });
+}
+
 template <int N, int NRHS, bool Lower, class T, class Policy>
-bool potrs(const Policy& policy, const matrix_starts<T>& a0, const matrix_starts<T>& b0, index_t count,
+bool potrs(const Policy& policy, const matrix_starts<T>& a, const matrix_starts<T>& b, index_t count,
            const int* info) {
-  constexpr int E = N * (N + NRHS);
-  return with_starts<N, N, N, NRHS, E>(a0, b0, [&](const auto& a, const auto& b) {
-    return for_lane_blocks<T, E>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
-      TINYBATCH_STAGED_LANES(tag, w);
-      const std::size_t sa = std::size_t(N) * N * W;
-      prefetch_ahead<W, N, N, false>(a, k0, e);
-      prefetch_ahead<W, N, NRHS, true>(b, k0, e);
-      gather<P, Ops, N, N>(a, k0, e, buf);
-      gather<P, Ops, N, NRHS>(b, k0, e, buf + sa);
-      Ops::template potrs<P, N, NRHS, W, Lower>(buf, buf + sa);
-      scatter<P, Ops, N, NRHS>(buf + sa, b, k0, e, solved_lanes(info, k0));
-    });
+  return staged_solve<N, NRHS>(policy, a, b, count, info, [&](auto tag, auto w, T* ab, T* bb, index_t, index_t) {
+    TINYBATCH_STAGED_LANES(tag, w);
+    Ops::template potrs<P, N, NRHS, W, Lower>(ab, bb);
   });
 }
 
