@@ -32,4 +32,27 @@ constexpr bool staged(op o, int n) {
   return staged_orders(o, sizeof(T) == 8).has(n);
 }
 
+/// Where getrs and potrs solve one matrix at a time, the right-hand side in registers
+/// (host/simd/solve.hpp), instead of staging W factors into the compact layout; both are
+/// SIMD kernels, so this holds for `kernels::simd` too. From a development program (one
+/// thread, 128 KiB of factors, ns per matrix, staged / direct; docs/cpu-backend.md):
+///   getrs double n=8 26 / 20, 12 55 / 55, 16 73 / 76, 24 157 / 112, 32 400 / 183 (no_trans;
+///     trans 26 / 23, 55 / 64, 73 / 77, 149 / 134, 384 / 357);
+///   getrs float n=8 17 / 19, 16 46 / 45, 24 104 / 102, 32 202 / 127 (trans 16 / 19,
+///     47 / 56, 100 / 124, 195 / 142);
+///   potrs double n=5 14 / 19, 8 26 / 14, 12 53 / 47, 16 71 / 48, 24 146 / 137, 32 380 / 254;
+///   potrs float n=8 15 / 12, 16 42 / 36, 24 78 / 108, 32 184 / 139 (lower; upper alike).
+/// Streaming (2 threads, 256 MiB) both run at 18 - 32 GB/s of the 48 - 53 GB/s copy bandwidth,
+/// run-to-run spread about 15%; direct getrs double gains at n = 24, 32 (28 against 21 - 25).
+constexpr bool direct_order(op o, bool is_double, int n) {
+  if (o == op::getrs) return n >= (is_double ? 20 : 28);
+  if (o == op::potrs) return (n >= 8 && n <= 20) || (!is_double && n >= 28);
+  return false;
+}
+
+template <class T>
+constexpr bool direct(op o, int n) {
+  return direct_order(o, sizeof(T) == 8, n);
+}
+
 }  // namespace tinybatch::detail::simd::tuning

@@ -34,6 +34,7 @@ inline bool inverse(const auto&...) { return false; }
 #include "../tuning.hpp"
 #include "../compact/staged.hpp"
 #include "gemm.hpp"
+#include "solve.hpp"
 
 namespace tinybatch::detail::simd {
 
@@ -108,7 +109,15 @@ bool potrf(const P& p, uplo ul, const VA& A, int* info) {
 template <class P, class VA, class VB>
 bool getrs(const P& p, op t, const VA& A, const pivot_view& ipiv, const VB& B, const int* info) {
   constexpr int N = VA::static_rows, NRHS = VB::static_cols;
-  if constexpr (applies<P, tuning::staged<typename VA::value_type>(tuning::op::getrs, N), VA, VB>) {
+  using T = typename VA::value_type;
+  if constexpr (applies<P, tuning::direct<T>(tuning::op::getrs, N), VA, VB>) {
+    const auto a = starts_of(A), b = starts_of(B);
+    return run(p, B.count(), [&](isa s, index_t k0, index_t k1) {
+      using K = direct::solve_kind;
+      t == op::no_trans ? direct::solve_range<N, NRHS, K::getrs_n>(s, a, ipiv, b, info, k0, k1)
+                        : direct::solve_range<N, NRHS, K::getrs_t>(s, a, ipiv, b, info, k0, k1);
+    });
+  } else if constexpr (applies<P, tuning::staged<T>(tuning::op::getrs, N), VA, VB>) {
     const auto a = starts_of(A), b = starts_of(B);
     return t == op::no_trans ? st::getrs<N, NRHS, false>(p, a, ipiv, b, B.count(), info)
                              : st::getrs<N, NRHS, true>(p, a, ipiv, b, B.count(), info);
@@ -120,7 +129,15 @@ bool getrs(const P& p, op t, const VA& A, const pivot_view& ipiv, const VB& B, c
 template <class P, class VA, class VB>
 bool potrs(const P& p, uplo ul, const VA& A, const VB& B, const int* info) {
   constexpr int N = VA::static_rows, NRHS = VB::static_cols;
-  if constexpr (applies<P, tuning::staged<typename VA::value_type>(tuning::op::potrs, N), VA, VB>) {
+  using T = typename VA::value_type;
+  if constexpr (applies<P, tuning::direct<T>(tuning::op::potrs, N), VA, VB>) {
+    const auto a = starts_of(A), b = starts_of(B);
+    return run(p, B.count(), [&](isa s, index_t k0, index_t k1) {
+      using K = direct::solve_kind;
+      ul == uplo::lower ? direct::solve_range<N, NRHS, K::potrs_lower>(s, a, {}, b, info, k0, k1)
+                        : direct::solve_range<N, NRHS, K::potrs_upper>(s, a, {}, b, info, k0, k1);
+    });
+  } else if constexpr (applies<P, tuning::staged<T>(tuning::op::potrs, N), VA, VB>) {
     const auto a = starts_of(A), b = starts_of(B);
     return ul == uplo::lower ? st::potrs<N, NRHS, true>(p, a, b, B.count(), info)
                              : st::potrs<N, NRHS, false>(p, a, b, B.count(), info);

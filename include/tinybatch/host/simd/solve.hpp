@@ -1,0 +1,270 @@
+// getrs and potrs one matrix at a time ("direct"), for the orders where that beats staging
+// (host/tuning.hpp): each right-hand side is held in vector registers and the triangles are
+// read by columns, which are contiguous in the column-major factor, so a solve streams its
+// factor once with whole-vector loads. Step j of a column sweep broadcasts x_j from its lane
+// (one shuffle) and subtracts x_j times column j from the packs below (forward) or above
+// (backward) it; the lanes of the other triangle are blended out, never multiplied (they may
+// hold anything).
+//
+// Why not the staged compact kernels here: staging transposes W whole factors into lanes
+// for O(n^2) work, so a solve pays its data movement twice (double, one thread, n = 32:
+// 511 - 533 ns per matrix staged; docs/cpu-backend.md has the comparison).
+//
+// Transposed triangles (getrs trans, and the second triangle of potrs) are swept by columns of
+// a transposed copy formed in L1 by W x W register transposes. A diagonal entry divides as a
+// multiplication by its reciprocal, formed once per matrix (as OpenBLAS's trsm kernels do): the
+// solutions differ from the reference's in rounding only.
+#pragma once
+
+#include "arch.hpp"
+
+#if TINYBATCH_HOST_SIMD
+
+#include <utility>
+
+#include "../../core/pivots.hpp"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace tinybatch::detail::simd::direct {
+
+// The helpers below return packs through a reference: a vector return value draws GCC's
+// -Wpsabi note where the template is instantiated, past this header's pragma.
+
+/// d := lane L of v in every lane.
+template <int W, int L, class P, int... I>
+TINYBATCH_SIMD_INLINE void broadcast_lane(P& d, const P& v, std::integer_sequence<int, I...>) {
+  d = __builtin_shufflevector(v, v, (I * 0 + L)...);
+}
+
+/// v := v with the lanes whose row (Off + lane) is past J (Below) or before J (!Below) kept
+/// and the others zero: a blend with a constant mask.
+template <int W, int Off, int J, bool Below, class P, int... I>
+TINYBATCH_SIMD_INLINE void keep_rows(P& v, std::integer_sequence<int, I...>) {
+  const P z{};
+  v = __builtin_shufflevector(v, z, ((Below ? Off + I > J : Off + I < J) ? I : W + I)...);
+}
+
+/// The column tiling of an N-vector: packs of W at tiling::offset(v), the last one overlapping
+/// its neighbour where W does not divide N. Overlapping lanes hold the same row; every update
+/// treats both copies alike, so they stay equal.
+template <class Arch, class T, int N>
+struct vec {
+  using tiling = column_tiling<Arch, T, N>;
+  static constexpr int W = tiling::width, NV = tiling::count;
+  using P = pack<T, W>;
+  /// The pack that holds row j, and its lane there.
+  static constexpr int pack_of(int j) { return j / W < NV - 1 ? j / W : NV - 1; }
+  static constexpr int lane_of(int j) { return j - tiling::offset(pack_of(j)); }
+};
+
+/// x_g := T_g^{-1} x_g for the triangles of G matrices at once (column j of T_g at
+/// t[g] + j * ldt): Lower sweeps forward, else backward; without Unit, x_j = x_j * r_j (rd[g]:
+/// reciprocals of the diagonal, N of them). Each step's broadcast and multiply-add wait on the
+/// step before, a chain of about 8 cycles a step; G independent matrices fill it.
+template <class Arch, class T, int N, bool Lower, bool Unit, int G, class P, int NV>
+TINYBATCH_SIMD_INLINE void sweep_columns(const T* const (&t)[G], index_t ldt, P (&x)[G][NV], const T* const (&rd)[G]) {
+  using V = vec<Arch, T, N>;
+  constexpr int W = V::W;
+  constexpr auto lanes = std::make_integer_sequence<int, W>{};
+  unroll<N>([&](auto s) {
+    constexpr int j = Lower ? int(s) : N - 1 - int(s);
+    constexpr int vj = V::pack_of(j), lj = V::lane_of(j);
+    P xj[G];
+    unroll<G>([&](auto g) { broadcast_lane<W, lj>(xj[g], x[g][vj], lanes); });
+    unroll<NV>([&](auto v) {
+      constexpr int off = V::tiling::offset(v);
+      // Packs with a row strictly past (Lower) or before j take part.
+      if constexpr (Lower ? off + W - 1 > j : off < j) {
+        unroll<G>([&](auto g) {
+          P c = load<W>(t[g] + index_t(j) * ldt + off);
+          if constexpr (Lower ? off <= j : off + W - 1 >= j) keep_rows<W, off, j, Lower>(c, lanes);
+          // x_j's scaling moves onto the column, off the chain: (c r_j) x_j for c (r_j x_j).
+          if constexpr (!Unit) c = c * splat<W>(rd[g][j]);
+          x[g][v] = x[g][v] - c * xj[g];
+        });
+      }
+    });
+  });
+  if constexpr (!Unit)
+    unroll<G>([&](auto g) { unroll<NV>([&](auto v) { x[g][v] = x[g][v] * load<W>(rd[g] + V::tiling::offset(v)); }); });
+}
+
+/// rd[0, N) := 1 / the diagonal of t.
+template <class Arch, class T, int N>
+TINYBATCH_SIMD_INLINE void reciprocals(const T* t, index_t ldt, T* rd) {
+  using V = vec<Arch, T, N>;
+  constexpr int W = V::W;
+  alignas(64) T d[N];
+  for (int i = 0; i < N; ++i) d[i] = t[i + index_t(i) * ldt];
+  unroll<V::NV>([&](auto v) {
+    constexpr int off = V::tiling::offset(v);
+    store<W>(rd + off, splat<W>(T(1)) / load<W>(d + off));
+  });
+}
+
+template <int W, int H, class P, int... X>
+TINYBATCH_SIMD_INLINE void transpose_pair(P& a, P& b, std::integer_sequence<int, X...>) {
+  const P lo = __builtin_shufflevector(a, b, ((X & H) == 0 ? X : W + X - H)...);
+  const P hi = __builtin_shufflevector(a, b, ((X & H) == 0 ? X + H : W + X)...);
+  a = lo;
+  b = hi;
+}
+/// v[r][l] := v[l][r] for W x W lanes (W a power of two): log2(W) butterfly stages.
+template <int W, int H = W / 2, class P>
+TINYBATCH_SIMD_INLINE void transpose(P (&v)[W]) {
+  if constexpr (H >= 1) {
+    unroll<W>([&](auto i) {
+      if constexpr ((i & H) == 0) transpose_pair<W, H>(v[i], v[i + H], std::make_integer_sequence<int, W>{});
+    });
+    transpose<W, H / 2>(v);
+  }
+}
+
+/// at (N x N, leading dimension N) := a^T, by W x W tiles of the column tiling in both
+/// directions (overlapping tiles write the same values twice); Part: which triangle of at is
+/// needed (+1 upper, -1 lower, 0 all): tiles without an element of it are skipped, and the
+/// sweeps blend those lanes out. Tiles go column by column of a, which the hardware
+/// prefetchers follow.
+template <class Arch, class T, int N, int Part>
+TINYBATCH_SIMD_INLINE void transpose_into(const T* a, index_t lda, T* at) {
+  using V = vec<Arch, T, N>;
+  constexpr int W = V::W;
+  using P = typename V::P;
+  unroll<V::NV>([&](auto vc) {
+    constexpr int c0 = V::tiling::offset(vc);
+    unroll<V::NV>([&](auto vr) {
+      constexpr int r0 = V::tiling::offset(vr);
+      // at's tile at rows c0.., columns r0..: an element above (below) its diagonal?
+      if constexpr (Part == 0 || (Part > 0 ? c0 < r0 + W - 1 : c0 + W - 1 > r0)) {
+        P t[W];
+        unroll<W>([&](auto l) { t[l] = load<W>(a + r0 + index_t(c0 + l) * lda); });
+        transpose<W>(t);
+        unroll<W>([&](auto l) { store<W>(at + c0 + (r0 + l) * N, t[l]); });
+      }
+    });
+  });
+}
+
+/// LAPACK's row interchanges (1-based ipiv) on the n elements of x, forward or backward.
+template <int N, class T>
+TINYBATCH_SIMD_INLINE void swap_rows(T* x, const int* ipiv, bool forward) {
+  for (int s = 0; s < N; ++s) {
+    const int i = forward ? s : N - 1 - s, p = ipiv[i] - 1;
+    const T t = x[i];
+    x[i] = x[p];
+    x[p] = t;
+  }
+}
+
+/// One group of G matrices: factor a[g] (leading dimension lda), pivots ipiv[g] (getrs),
+/// right-hand sides b[g] (leading dimension ldb[g]).
+template <class T, int G>
+struct group {
+  const T* a[G];
+  const int* ipiv[G];
+  T* b[G];
+  index_t ldb[G];
+};
+
+enum class solve_kind { getrs_n, getrs_t, potrs_lower, potrs_upper };
+
+/// op(A) X = B with getrf's factors (getrs_*) or A X = B with potrf's (potrs_*) for the G
+/// matrices of `m`; B (N x NRHS) is overwritten with X.
+template <class Arch, class T, int N, int NRHS, solve_kind K, int G>
+TINYBATCH_SIMD_INLINE void solve_group(const group<T, G>& m, index_t lda) {
+  using V = vec<Arch, T, N>;
+  using P = typename V::P;
+  constexpr int W = V::W;
+  constexpr bool getrs = K == solve_kind::getrs_n || K == solve_kind::getrs_t;
+  // Transposed triangles are swept by columns of a transposed copy: all of getrs trans, the
+  // second triangle of potrs (L^T of lower; U^T, the first, of upper).
+  constexpr bool copy = K != solve_kind::getrs_n;
+  alignas(64) T at[G][copy ? N * N : 1];
+  alignas(64) T rd[G][N];
+  const T* lo[G];  // swept forward
+  const T* up[G];  // swept backward
+  const T* rdp[G];
+  unroll<G>([&](auto g) {
+    if constexpr (copy)
+      transpose_into<Arch, T, N, K == solve_kind::getrs_t ? 0 : K == solve_kind::potrs_lower ? 1 : -1>(m.a[g], lda, at[g]);
+    reciprocals<Arch, T, N>(m.a[g], lda, rd[g]);
+    rdp[g] = rd[g];
+    lo[g] = K == solve_kind::getrs_n || K == solve_kind::potrs_lower ? m.a[g] : at[g];
+    up[g] = K == solve_kind::getrs_n || K == solve_kind::potrs_upper ? m.a[g] : at[g];
+  });
+  constexpr bool lo_copied = K == solve_kind::getrs_t || K == solve_kind::potrs_upper;
+  constexpr bool up_copied = K == solve_kind::getrs_t || K == solve_kind::potrs_lower;
+  const index_t ldlo = lo_copied ? N : lda, ldup = up_copied ? N : lda;
+  // getrs: L has a unit diagonal (forward for no_trans, backward, as L^T, for trans).
+  constexpr bool lo_unit = K == solve_kind::getrs_n, up_unit = K == solve_kind::getrs_t;
+  for (int c = 0; c < NRHS; ++c) {
+    P x[G][V::NV];
+    alignas(64) T w[G][getrs ? N : 1];
+    unroll<G>([&](auto g) {
+      T* bc = m.b[g] + index_t(c) * m.ldb[g];
+      if constexpr (K == solve_kind::getrs_n) {
+        for (int i = 0; i < N; ++i) w[g][i] = bc[i];
+        swap_rows<N>(w[g], m.ipiv[g], true);
+        unroll<V::NV>([&](auto v) { x[g][v] = load<W>(w[g] + V::tiling::offset(v)); });
+      } else {
+        unroll<V::NV>([&](auto v) { x[g][v] = load<W>(bc + V::tiling::offset(v)); });
+      }
+    });
+    sweep_columns<Arch, T, N, true, lo_unit>(lo, ldlo, x, rdp);
+    sweep_columns<Arch, T, N, false, up_unit>(up, ldup, x, rdp);
+    unroll<G>([&](auto g) {
+      T* bc = m.b[g] + index_t(c) * m.ldb[g];
+      if constexpr (K == solve_kind::getrs_t) {
+        unroll<V::NV>([&](auto v) { store<W>(w[g] + V::tiling::offset(v), x[g][v]); });
+        swap_rows<N>(w[g], m.ipiv[g], false);  // x = P^T z
+        for (int i = 0; i < N; ++i) bc[i] = w[g][i];
+      } else {
+        unroll<V::NV>([&](auto v) { store<W>(bc + V::tiling::offset(v), x[g][v]); });
+      }
+    });
+  }
+}
+
+/// Matrices per group: enough independent chains to cover one step's latency, as many as the
+/// registers hold (G * NV packs of right-hand side; host/tuning.hpp).
+template <class Arch, class T, int N>
+constexpr int group_size() {
+  constexpr int nv = vec<Arch, T, N>::NV;
+  return nv * 4 <= Arch::registers / 2 ? 4 : 2;
+}
+
+/// Matrices [k0, k1) of the batch with instruction set s, in groups of group_size(); those
+/// with info[k] != 0 are skipped (B untouched). A last, partial group is padded with copies
+/// of its first matrix solving into a local scratch.
+template <int N, int NRHS, solve_kind K, class T>
+void solve_range(isa s, const matrix_starts<T>& A, const pivot_view& ipiv, const matrix_starts<T>& B,
+                 const int* info, index_t k0, index_t k1) {
+  with_isa(s, [&](auto arch) __attribute__((always_inline)) {
+    using Arch = decltype(arch);
+    constexpr int G = group_size<Arch, T, N>();
+    constexpr bool getrs = K == solve_kind::getrs_n || K == solve_kind::getrs_t;
+    group<T, G> m;
+    alignas(64) T pad[N * NRHS];
+    index_t k = k0;
+    while (true) {
+      int n = 0;
+      for (; k < k1 && n < G; ++k)
+        if (!info || info[k] == 0) m.a[n] = A[k], m.ipiv[n] = getrs ? ipiv[k] : nullptr, m.b[n] = B[k], m.ldb[n++] = B.ld;
+      if (n == 0) break;
+      if (n < G) {  // one call site: the kernel is large
+        for (int c = 0; c < NRHS; ++c)
+          for (int i = 0; i < N; ++i) pad[i + c * N] = m.b[0][i + index_t(c) * m.ldb[0]];
+        for (int g = n; g < G; ++g) m.a[g] = m.a[0], m.ipiv[g] = m.ipiv[0], m.b[g] = pad, m.ldb[g] = N;
+      }
+      solve_group<Arch, T, N, NRHS, K, G>(m, A.ld);
+    }
+  });
+}
+
+}  // namespace tinybatch::detail::simd::direct
+
+#pragma GCC diagnostic pop
+
+#endif  // TINYBATCH_HOST_SIMD
