@@ -35,24 +35,27 @@ constexpr bool staged(op o, int n) {
 /// Where getrs and potrs solve one matrix at a time, the right-hand side in registers
 /// (host/simd/solve.hpp), instead of staging W factors into the compact layout; both are
 /// SIMD kernels, so this holds for `kernels::simd` too. From a development program (one
-/// thread, 128 KiB of factors, ns per matrix, staged / direct; docs/cpu-backend.md):
-///   getrs double n=8 26 / 20, 12 55 / 55, 16 73 / 76, 24 157 / 112, 32 400 / 183 (no_trans;
-///     trans 26 / 23, 55 / 64, 73 / 77, 149 / 134, 384 / 357);
-///   getrs float n=8 17 / 19, 16 46 / 45, 24 104 / 102, 32 202 / 127 (trans 16 / 19,
-///     47 / 56, 100 / 124, 195 / 142);
+/// thread, 128 KiB of factors, one right-hand side, ns per matrix, staged / direct; the table
+/// in docs/cpu-backend.md):
+///   getrs no_trans double n=5 15 / 17, 6 20 / 26, 8 25 / 22, 12 62 / 49, 16 68 / 37,
+///     24 175 / 120, 32 381 / 136; float n=8 16 / 17, 12 37 / 34, 16 44 / 33, 24 97 / 86,
+///     32 196 / 128;
+///   getrs trans (a transposed copy first) double n=8 31 / 24, 12 59 / 72, 16 69 / 60,
+///     24 164 / 179, 32 366 / 296; float n=12 36 / 41, 16 45 / 44, 24 93 / 129, 32 191 / 152;
 ///   potrs double n=5 14 / 19, 8 26 / 14, 12 53 / 47, 16 71 / 48, 24 146 / 137, 32 380 / 254;
 ///   potrs float n=8 15 / 12, 16 42 / 36, 24 78 / 108, 32 184 / 139 (lower; upper alike).
-/// Streaming (2 threads, 256 MiB) both run at 18 - 32 GB/s of the 48 - 53 GB/s copy bandwidth,
-/// run-to-run spread about 15%; direct getrs double gains at n = 24, 32 (28 against 21 - 25).
-constexpr bool direct_order(op o, bool is_double, int n) {
-  if (o == op::getrs) return n >= (is_double ? 20 : 28);
+/// Streaming (2 threads, 256 MiB) both kinds run at 18 - 32 GB/s of the 48 - 53 GB/s copy
+/// bandwidth, run-to-run spread about 15%; direct getrs double gained at n = 24, 32 (28
+/// against 21 - 25), direct potrs lost 10 - 15% there.
+constexpr bool direct_order(op o, bool is_double, int n, bool trans = false) {
+  if (o == op::getrs) return trans ? n >= 28 : n >= (is_double ? 8 : 12);
   if (o == op::potrs) return (n >= 8 && n <= 20) || (!is_double && n >= 28);
   return false;
 }
 
 template <class T>
-constexpr bool direct(op o, int n) {
-  return direct_order(o, sizeof(T) == 8, n);
+constexpr bool direct(op o, int n, bool trans = false) {
+  return direct_order(o, sizeof(T) == 8, n, trans);
 }
 
 }  // namespace tinybatch::detail::simd::tuning

@@ -110,17 +110,25 @@ template <class P, class VA, class VB>
 bool getrs(const P& p, op t, const VA& A, const pivot_view& ipiv, const VB& B, const int* info) {
   constexpr int N = VA::static_rows, NRHS = VB::static_cols;
   using T = typename VA::value_type;
-  if constexpr (applies<P, tuning::direct<T>(tuning::op::getrs, N), VA, VB>) {
+  // Direct (host/simd/solve.hpp) or staged, per transpose: only the kernels taken are built.
+  constexpr bool dn = tuning::direct<T>(tuning::op::getrs, N), dt = tuning::direct<T>(tuning::op::getrs, N, true);
+  if constexpr (applies<P, tuning::staged<T>(tuning::op::getrs, N) || dn || dt, VA, VB>) {
     const auto a = starts_of(A), b = starts_of(B);
-    return run(p, B.count(), [&](isa s, index_t k0, index_t k1) {
-      using K = direct::solve_kind;
-      t == op::no_trans ? direct::solve_range<N, NRHS, K::getrs_n>(s, a, ipiv, b, info, k0, k1)
-                        : direct::solve_range<N, NRHS, K::getrs_t>(s, a, ipiv, b, info, k0, k1);
-    });
-  } else if constexpr (applies<P, tuning::staged<T>(tuning::op::getrs, N), VA, VB>) {
-    const auto a = starts_of(A), b = starts_of(B);
-    return t == op::no_trans ? st::getrs<N, NRHS, false>(p, a, ipiv, b, B.count(), info)
-                             : st::getrs<N, NRHS, true>(p, a, ipiv, b, B.count(), info);
+    using K = direct::solve_kind;
+    if (t == op::no_trans) {
+      if constexpr (dn)
+        return run(p, B.count(), [&](isa s, index_t k0, index_t k1) {
+          direct::solve_range<N, NRHS, K::getrs_n>(s, a, ipiv, b, info, k0, k1);
+        });
+      else
+        return st::getrs<N, NRHS, false>(p, a, ipiv, b, B.count(), info);
+    }
+    if constexpr (dt)
+      return run(p, B.count(), [&](isa s, index_t k0, index_t k1) {
+        direct::solve_range<N, NRHS, K::getrs_t>(s, a, ipiv, b, info, k0, k1);
+      });
+    else
+      return st::getrs<N, NRHS, true>(p, a, ipiv, b, B.count(), info);
   } else {
     return false;
   }
@@ -130,17 +138,19 @@ template <class P, class VA, class VB>
 bool potrs(const P& p, uplo ul, const VA& A, const VB& B, const int* info) {
   constexpr int N = VA::static_rows, NRHS = VB::static_cols;
   using T = typename VA::value_type;
-  if constexpr (applies<P, tuning::direct<T>(tuning::op::potrs, N), VA, VB>) {
+  constexpr bool d = tuning::direct<T>(tuning::op::potrs, N);
+  if constexpr (applies<P, tuning::staged<T>(tuning::op::potrs, N) || d, VA, VB>) {
     const auto a = starts_of(A), b = starts_of(B);
-    return run(p, B.count(), [&](isa s, index_t k0, index_t k1) {
-      using K = direct::solve_kind;
-      ul == uplo::lower ? direct::solve_range<N, NRHS, K::potrs_lower>(s, a, {}, b, info, k0, k1)
-                        : direct::solve_range<N, NRHS, K::potrs_upper>(s, a, {}, b, info, k0, k1);
-    });
-  } else if constexpr (applies<P, tuning::staged<T>(tuning::op::potrs, N), VA, VB>) {
-    const auto a = starts_of(A), b = starts_of(B);
-    return ul == uplo::lower ? st::potrs<N, NRHS, true>(p, a, b, B.count(), info)
-                             : st::potrs<N, NRHS, false>(p, a, b, B.count(), info);
+    if constexpr (d) {
+      return run(p, B.count(), [&](isa s, index_t k0, index_t k1) {
+        using K = direct::solve_kind;
+        ul == uplo::lower ? direct::solve_range<N, NRHS, K::potrs_lower>(s, a, {}, b, info, k0, k1)
+                          : direct::solve_range<N, NRHS, K::potrs_upper>(s, a, {}, b, info, k0, k1);
+      });
+    } else {
+      return ul == uplo::lower ? st::potrs<N, NRHS, true>(p, a, b, B.count(), info)
+                               : st::potrs<N, NRHS, false>(p, a, b, B.count(), info);
+    }
   } else {
     return false;
   }

@@ -147,15 +147,25 @@ TINYBATCH_SIMD_INLINE void transpose_into(const T* a, index_t lda, T* at) {
   });
 }
 
-/// LAPACK's row interchanges (1-based ipiv) on the n elements of x, forward or backward.
-template <int N, class T>
-TINYBATCH_SIMD_INLINE void swap_rows(T* x, const int* ipiv, bool forward) {
-  for (int s = 0; s < N; ++s) {
-    const int i = forward ? s : N - 1 - s, p = ipiv[i] - 1;
-    const T t = x[i];
-    x[i] = x[p];
-    x[p] = t;
+/// idx := the row of b that LAPACK's forward interchanges (1-based ipiv) bring to each row:
+/// (P b)[i] = b[idx[i]], and the backward interchanges of z put z[i] at row idx[i]. Formed
+/// once per matrix on integers; the right-hand sides are then gathered and scattered by it.
+/// (Swapping a copy of each column in place, then loading it by vectors, cost getrs double
+/// n = 16 a third of its time: the vector loads wait for the scalar stores to retire.)
+template <int N>
+TINYBATCH_SIMD_INLINE void row_sources(int* idx, const int* ipiv) {
+  for (int i = 0; i < N; ++i) idx[i] = i;
+  for (int i = 0; i < N; ++i) {
+    const int p = ipiv[i] - 1, t = idx[i];
+    idx[i] = idx[p];
+    idx[p] = t;
   }
+}
+
+/// d := b[idx[Off]], b[idx[Off + 1]], ..., built in registers.
+template <int Off, class P, class T, int... L>
+TINYBATCH_SIMD_INLINE void gather_pack(P& d, const T* b, const int* idx, std::integer_sequence<int, L...>) {
+  d = P{b[idx[Off + L]]...};
 }
 
 /// One group of G matrices: factor a[g] (leading dimension lda), pivots ipiv[g] (getrs),
@@ -199,15 +209,16 @@ TINYBATCH_SIMD_INLINE void solve_group(const group<T, G>& m, index_t lda) {
   const index_t ldlo = lo_copied ? N : lda, ldup = up_copied ? N : lda;
   // getrs: L has a unit diagonal (forward for no_trans, backward, as L^T, for trans).
   constexpr bool lo_unit = K == solve_kind::getrs_n, up_unit = K == solve_kind::getrs_t;
+  int idx[G][getrs ? N : 1];
+  if constexpr (getrs) unroll<G>([&](auto g) { row_sources<N>(idx[g], m.ipiv[g]); });
   for (int c = 0; c < NRHS; ++c) {
-    P x[G][V::NV];
-    alignas(64) T w[G][getrs ? N : 1];
+    P x[G][V::NV]{};  // (every pack is loaded below; the braces keep -Wmaybe-uninitialized quiet)
     unroll<G>([&](auto g) {
-      T* bc = m.b[g] + index_t(c) * m.ldb[g];
-      if constexpr (K == solve_kind::getrs_n) {
-        for (int i = 0; i < N; ++i) w[g][i] = bc[i];
-        swap_rows<N>(w[g], m.ipiv[g], true);
-        unroll<V::NV>([&](auto v) { x[g][v] = load<W>(w[g] + V::tiling::offset(v)); });
+      const T* bc = m.b[g] + index_t(c) * m.ldb[g];
+      if constexpr (K == solve_kind::getrs_n) {  // x = P b, gathered into registers
+        unroll<V::NV>([&](auto v) {
+          gather_pack<V::tiling::offset(v)>(x[g][v], bc, idx[g], std::make_integer_sequence<int, W>{});
+        });
       } else {
         unroll<V::NV>([&](auto v) { x[g][v] = load<W>(bc + V::tiling::offset(v)); });
       }
@@ -216,10 +227,10 @@ TINYBATCH_SIMD_INLINE void solve_group(const group<T, G>& m, index_t lda) {
     sweep_columns<Arch, T, N, false, up_unit>(up, ldup, x, rdp);
     unroll<G>([&](auto g) {
       T* bc = m.b[g] + index_t(c) * m.ldb[g];
-      if constexpr (K == solve_kind::getrs_t) {
-        unroll<V::NV>([&](auto v) { store<W>(w[g] + V::tiling::offset(v), x[g][v]); });
-        swap_rows<N>(w[g], m.ipiv[g], false);  // x = P^T z
-        for (int i = 0; i < N; ++i) bc[i] = w[g][i];
+      if constexpr (K == solve_kind::getrs_t) {  // x = P^T z, scattered from registers
+        alignas(64) T z[N];
+        unroll<V::NV>([&](auto v) { store<W>(z + V::tiling::offset(v), x[g][v]); });
+        for (int i = 0; i < N; ++i) bc[idx[g][i]] = z[i];
       } else {
         unroll<V::NV>([&](auto v) { store<W>(bc + V::tiling::offset(v), x[g][v]); });
       }
