@@ -162,11 +162,15 @@ TINYBATCH_SIMD_INLINE void row_sources(int* idx, const int* ipiv) {
   }
 }
 
-/// d := b[idx[Off]], b[idx[Off + 1]], ..., built in registers.
+/// d := b[idx[Off]], b[idx[Off + 1]], ..., built in registers. (GCC 12 at -O3 reports the
+/// packs of x that this assigns as maybe used uninitialized: a false positive, silenced here.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 template <int Off, class P, class T, int... L>
 TINYBATCH_SIMD_INLINE void gather_pack(P& d, const T* b, const int* idx, std::integer_sequence<int, L...>) {
   d = P{b[idx[Off + L]]...};
 }
+#pragma GCC diagnostic pop
 
 /// One group of G matrices: factor a[g] (leading dimension lda), pivots ipiv[g] (getrs),
 /// right-hand sides b[g] (leading dimension ldb[g]).
@@ -212,7 +216,7 @@ TINYBATCH_SIMD_INLINE void solve_group(const group<T, G>& m, index_t lda) {
   int idx[G][getrs ? N : 1];
   if constexpr (getrs) unroll<G>([&](auto g) { row_sources<N>(idx[g], m.ipiv[g]); });
   for (int c = 0; c < NRHS; ++c) {
-    P x[G][V::NV]{};  // (every pack is loaded below; the braces keep -Wmaybe-uninitialized quiet)
+    P x[G][V::NV];
     unroll<G>([&](auto g) {
       const T* bc = m.b[g] + index_t(c) * m.ldb[g];
       if constexpr (K == solve_kind::getrs_n) {  // x = P b, gathered into registers
