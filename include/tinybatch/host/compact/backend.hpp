@@ -5,6 +5,7 @@
 // (ipiv, info) of the lanes that hold matrices.
 #pragma once
 
+#include <cstddef>
 #include <type_traits>
 
 #include "../../core/compact.hpp"
@@ -47,6 +48,24 @@ void for_lanes(const Policy& policy, index_t count, Body&& body) {
         for (int l0 = 0; l0 < G; l0 += W) body(tag, g, l0, g * G + l0);
     });
   });
+}
+
+/// Software prefetching of the operands' groups ahead of the one being computed: every line
+/// of the group at least `prefetch_ahead_bytes` after the current one, when its first lanes
+/// start (Write: for operands written). A group is one contiguous run, but the kernels walk
+/// it by columns and panels, not in address order, and the hardware prefetchers stopped
+/// following at the 4 KiB page boundaries inside it. Streaming potrf, double, 2 threads,
+/// 256 MiB, GB/s without / with (development program, same run): n = 12 40 - 52 / 80 - 124,
+/// 16 44 - 65 / 72 - 100, 24 48 - 65 / 70 - 82, 32 53 - 67 / 66 - 76.
+inline constexpr std::size_t prefetch_ahead_bytes = 4096;
+
+template <bool Write, class T, int M, int N>
+inline __attribute__((always_inline)) void prefetch_group(const compact_view<T, M, N>& v, index_t g, int l0) {
+  constexpr std::size_t bytes = std::size_t(compact_view<T, M, N>::group_size) * sizeof(T);
+  constexpr index_t ahead = bytes >= prefetch_ahead_bytes ? 1 : index_t((prefetch_ahead_bytes + bytes - 1) / bytes);
+  if (l0 != 0 || g + ahead >= v.groups()) return;
+  const char* p = reinterpret_cast<const char*>(v.data() + (g + ahead) * compact_view<T, M, N>::group_size);
+  for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, Write, 3);
 }
 
 #define TINYBATCH_LANES_OF(tag) \
@@ -96,6 +115,7 @@ struct backend {
     const index_t count = A.count();
     for_lanes<T>(policy, count, [&](auto tag, index_t g, int l0, index_t k0) {
       TINYBATCH_LANES_OF(tag);
+      prefetch_group<true>(A, g, l0);
       Ops::template getrf<P, M, N, G>(A.data() + g * A.group_size + l0, ipiv, info, k0, count);
     });
   }
@@ -108,6 +128,8 @@ struct backend {
     auto go = [&](auto trans) {
       for_lanes<T>(policy, count, [&](auto tag, index_t g, int l0, index_t k0) {
         TINYBATCH_LANES_OF(tag);
+        prefetch_group<false>(A, g, l0);
+        prefetch_group<true>(B, g, l0);
         Ops::template getrs<P, N, NRHS, G, decltype(trans)::value>(
             A.data() + g * A.group_size + l0, ipiv, B.data() + g * B.group_size + l0, k0, count);
       });
@@ -125,6 +147,7 @@ struct backend {
     auto go = [&](auto lower) {
       for_lanes<T>(policy, count, [&](auto tag, index_t g, int l0, index_t k0) {
         TINYBATCH_LANES_OF(tag);
+        prefetch_group<true>(A, g, l0);
         Ops::template potrf<P, N, G, decltype(lower)::value>(A.data() + g * A.group_size + l0, info, k0, count);
       });
     };
@@ -141,6 +164,8 @@ struct backend {
     auto go = [&](auto lower) {
       for_lanes<T>(policy, B.count(), [&](auto tag, index_t g, int l0, index_t) {
         TINYBATCH_LANES_OF(tag);
+        prefetch_group<false>(A, g, l0);
+        prefetch_group<true>(B, g, l0);
         Ops::template potrs<P, N, NRHS, G, decltype(lower)::value>(A.data() + g * A.group_size + l0,
                                                                    B.data() + g * B.group_size + l0);
       });
@@ -158,6 +183,8 @@ struct backend {
     auto go = [&](auto left, auto lower, auto trans, auto unit) {
       for_lanes<T>(policy, B.count(), [&](auto tag, index_t g, int l0, index_t) {
         TINYBATCH_LANES_OF(tag);
+        prefetch_group<false>(A, g, l0);
+        prefetch_group<true>(B, g, l0);
         Ops::template trsm<P, M, N, G, decltype(left)::value, decltype(lower)::value,
                            decltype(trans)::value, decltype(unit)::value>(
             alpha, A.data() + g * A.group_size + l0, B.data() + g * B.group_size + l0);
@@ -184,6 +211,9 @@ struct backend {
       if constexpr ((tB ? BC : BR) == K && (tA ? AC : AR) == M && (tB ? BR : BC) == N) {
         for_lanes<T>(policy, C.count(), [&](auto tag, index_t g, int l0, index_t) {
           TINYBATCH_LANES_OF(tag);
+          prefetch_group<false>(A, g, l0);
+          prefetch_group<false>(B, g, l0);
+          prefetch_group<true>(C, g, l0);
           Ops::template gemm<P, M, N, K, G, tA, tB>(alpha, A.data() + g * A.group_size + l0,
                                                     B.data() + g * B.group_size + l0, beta,
                                                     C.data() + g * C.group_size + l0);
@@ -202,6 +232,8 @@ struct backend {
     const index_t count = X.count();
     for_lanes<T>(policy, count, [&](auto tag, index_t g, int l0, index_t k0) {
       TINYBATCH_LANES_OF(tag);
+      prefetch_group<false>(A, g, l0);
+      prefetch_group<true>(X, g, l0);
       Ops::template inverse<P, N, G>(A.data() + g * A.group_size + l0, X.data() + g * X.group_size + l0,
                                      info, k0, count);
     });
