@@ -20,8 +20,10 @@ namespace {
     double sink = 0;                                                                        \
     _Pragma("omp parallel num_threads(threads) reduction(+ : sink)") {                      \
       const V a = set1(0.999999999), b = set1(1e-9);                                        \
-      V x0 = set1(1.0), x1 = x0, x2 = x0, x3 = x0, x4 = x0, x5 = x0, x6 = x0, x7 = x0,       \
-        x8 = x0, x9 = x0, x10 = x0, x11 = x0;                                               \
+      /* distinct starts: identical chains were merged into one by the compiler */          \
+      V x0 = set1(1.0), x1 = set1(1.01), x2 = set1(1.02), x3 = set1(1.03), x4 = set1(1.04),  \
+        x5 = set1(1.05), x6 = set1(1.06), x7 = set1(1.07), x8 = set1(1.08), x9 = set1(1.09), \
+        x10 = set1(1.10), x11 = set1(1.11);                                                 \
       for (long i = 0; i < iters; ++i) {                                                    \
         x0 = step(x0); x1 = step(x1); x2 = step(x2); x3 = step(x3); x4 = step(x4);          \
         x5 = step(x5); x6 = step(x6); x7 = step(x7); x8 = step(x8); x9 = step(x9);          \

@@ -57,7 +57,21 @@ void for_lanes(const Policy& policy, index_t count, Body&& body) {
 /// following at the 4 KiB page boundaries inside it. Streaming potrf, double, 2 threads,
 /// 256 MiB, GB/s without / with (development program, same run): n = 12 40 - 52 / 80 - 124,
 /// 16 44 - 65 / 72 - 100, 24 48 - 65 / 70 - 82, 32 53 - 67 / 66 - 76.
+///
+/// The solves, trsm and gemm prefetch only where the call's groups together take up to
+/// `prefetch_solve_max_bytes` (the factorizations at any size): a solve does O(n^2) work on
+/// its group and sweeps it in address order, which the hardware prefetchers follow, and a
+/// prefetched group of 16 - 64 KiB pushes the current one out of L1 (gemm: not measured). Compact potrs / getrs, double, GB/s without / with, same run:
+/// n = 8 47 - 49 / 60 - 84 and 24 - 24 / 48 - 59; 16 63 - 64 / 55 - 63 and 43 - 45 / 39 - 42;
+/// 24 60 - 67 / 43 - 48 and 46 - 54 / 41 - 44; 32 57 - 68 / 43 - 45 and 40 - 52 / 38 - 42.
 inline constexpr std::size_t prefetch_ahead_bytes = 4096;
+inline constexpr std::size_t prefetch_solve_max_bytes = 8192;
+
+/// Bytes of one group of M x N matrices of T.
+template <class T, int M, int N>
+constexpr std::size_t group_bytes() {
+  return std::size_t(compact_view<T, M, N>::group_size) * sizeof(T);
+}
 
 template <bool Write, class T, int M, int N>
 inline __attribute__((always_inline)) void prefetch_group(const compact_view<T, M, N>& v, index_t g, int l0) {
@@ -128,8 +142,10 @@ struct backend {
     auto go = [&](auto trans) {
       for_lanes<T>(policy, count, [&](auto tag, index_t g, int l0, index_t k0) {
         TINYBATCH_LANES_OF(tag);
-        prefetch_group<false>(A, g, l0);
-        prefetch_group<true>(B, g, l0);
+        if constexpr (group_bytes<T, N, N>() + group_bytes<T, N, NRHS>() <= prefetch_solve_max_bytes) {
+          prefetch_group<false>(A, g, l0);
+          prefetch_group<true>(B, g, l0);
+        }
         Ops::template getrs<P, N, NRHS, G, decltype(trans)::value>(
             A.data() + g * A.group_size + l0, ipiv, B.data() + g * B.group_size + l0, k0, count);
       });
@@ -164,8 +180,10 @@ struct backend {
     auto go = [&](auto lower) {
       for_lanes<T>(policy, B.count(), [&](auto tag, index_t g, int l0, index_t) {
         TINYBATCH_LANES_OF(tag);
-        prefetch_group<false>(A, g, l0);
-        prefetch_group<true>(B, g, l0);
+        if constexpr (group_bytes<T, N, N>() + group_bytes<T, N, NRHS>() <= prefetch_solve_max_bytes) {
+          prefetch_group<false>(A, g, l0);
+          prefetch_group<true>(B, g, l0);
+        }
         Ops::template potrs<P, N, NRHS, G, decltype(lower)::value>(A.data() + g * A.group_size + l0,
                                                                    B.data() + g * B.group_size + l0);
       });
@@ -183,8 +201,10 @@ struct backend {
     auto go = [&](auto left, auto lower, auto trans, auto unit) {
       for_lanes<T>(policy, B.count(), [&](auto tag, index_t g, int l0, index_t) {
         TINYBATCH_LANES_OF(tag);
-        prefetch_group<false>(A, g, l0);
-        prefetch_group<true>(B, g, l0);
+        if constexpr (group_bytes<T, AR, AC>() + group_bytes<T, M, N>() <= prefetch_solve_max_bytes) {
+          prefetch_group<false>(A, g, l0);
+          prefetch_group<true>(B, g, l0);
+        }
         Ops::template trsm<P, M, N, G, decltype(left)::value, decltype(lower)::value,
                            decltype(trans)::value, decltype(unit)::value>(
             alpha, A.data() + g * A.group_size + l0, B.data() + g * B.group_size + l0);
@@ -211,9 +231,12 @@ struct backend {
       if constexpr ((tB ? BC : BR) == K && (tA ? AC : AR) == M && (tB ? BR : BC) == N) {
         for_lanes<T>(policy, C.count(), [&](auto tag, index_t g, int l0, index_t) {
           TINYBATCH_LANES_OF(tag);
-          prefetch_group<false>(A, g, l0);
-          prefetch_group<false>(B, g, l0);
-          prefetch_group<true>(C, g, l0);
+          if constexpr (group_bytes<T, AR, AC>() + group_bytes<T, BR, BC>() + group_bytes<T, M, N>() <=
+                        prefetch_solve_max_bytes) {
+            prefetch_group<false>(A, g, l0);
+            prefetch_group<false>(B, g, l0);
+            prefetch_group<true>(C, g, l0);
+          }
           Ops::template gemm<P, M, N, K, G, tA, tB>(alpha, A.data() + g * A.group_size + l0,
                                                     B.data() + g * B.group_size + l0, beta,
                                                     C.data() + g * C.group_size + l0);
