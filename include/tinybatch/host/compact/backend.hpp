@@ -61,7 +61,8 @@ void for_lanes(const Policy& policy, index_t count, Body&& body) {
 /// The solves, trsm and gemm prefetch only where the call's groups together take up to
 /// `prefetch_solve_max_bytes` (the factorizations at any size): a solve does O(n^2) work on
 /// its group and sweeps it in address order, which the hardware prefetchers follow, and a
-/// prefetched group of 16 - 64 KiB pushes the current one out of L1 (gemm: not measured). Compact potrs / getrs, double, GB/s without / with, same run:
+/// prefetched group of 16 - 64 KiB pushes the current one out of L1 (gemm: not measured).
+/// Compact potrs / getrs, double, GB/s without / with, same run:
 /// n = 8 47 - 49 / 60 - 84 and 24 - 24 / 48 - 59; 16 63 - 64 / 55 - 63 and 43 - 45 / 39 - 42;
 /// 24 60 - 67 / 43 - 48 and 46 - 54 / 41 - 44; 32 57 - 68 / 43 - 45 and 40 - 52 / 38 - 42.
 inline constexpr std::size_t prefetch_ahead_bytes = 4096;
@@ -75,7 +76,7 @@ constexpr std::size_t group_bytes() {
 
 template <bool Write, class T, int M, int N>
 inline __attribute__((always_inline)) void prefetch_group(const compact_view<T, M, N>& v, index_t g, int l0) {
-  constexpr std::size_t bytes = std::size_t(compact_view<T, M, N>::group_size) * sizeof(T);
+  constexpr std::size_t bytes = group_bytes<T, M, N>();
   constexpr index_t ahead = bytes >= prefetch_ahead_bytes ? 1 : index_t((prefetch_ahead_bytes + bytes - 1) / bytes);
   if (l0 != 0 || g + ahead >= v.groups()) return;
   const char* p = reinterpret_cast<const char*>(v.data() + (g + ahead) * compact_view<T, M, N>::group_size);
