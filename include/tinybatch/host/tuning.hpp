@@ -44,12 +44,16 @@ constexpr bool staged(op o, int n) {
 ///     24 164 / 179, 32 366 / 296; float n=12 36 / 41, 16 45 / 44, 24 93 / 129, 32 191 / 152;
 ///   potrs double n=5 14 / 19, 8 26 / 14, 12 53 / 47, 16 71 / 48, 24 146 / 137, 32 380 / 254;
 ///   potrs float n=8 15 / 12, 16 42 / 36, 24 78 / 108, 32 184 / 139 (lower; upper alike).
-/// Streaming (2 threads, 256 MiB) both kinds run at 18 - 32 GB/s of the 48 - 53 GB/s copy
-/// bandwidth, run-to-run spread about 15%; direct getrs double gained at n = 24, 32 (28
-/// against 21 - 25), direct potrs lost 10 - 15% there.
+/// Streaming (2 threads, 256 MiB) both kinds ran at 18 - 32 GB/s of the 48 - 53 GB/s copy
+/// bandwidth before the direct solves prefetched (run-to-run spread about 15%); direct getrs
+/// double gained at n = 24, 32 (28 against 21 - 25), direct potrs lost 10 - 15% there. With
+/// the prefetch (4b4148b) direct potrs double wins there too, as the single-thread numbers
+/// above say (2026-11-25, one development program, 256 MiB, 2 threads, GB/s direct / staged
+/// in the same run, three runs: n = 24 37 / 25, 37 / 26, 29 / 25; 28 26 / 24, 28 / 25,
+/// 26 / 24; 32 22 / 21, 29 / 21, 28 / 20).
 constexpr bool direct_order(op o, bool is_double, int n, bool trans = false) {
   if (o == op::getrs) return trans ? n >= 28 : n >= (is_double ? 8 : 12);
-  if (o == op::potrs) return (n >= 8 && n <= 20) || (!is_double && n >= 28);
+  if (o == op::potrs) return is_double ? n >= 8 : (n >= 8 && n <= 20) || n >= 28;
   return false;
 }
 

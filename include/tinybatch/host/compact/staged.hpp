@@ -12,8 +12,10 @@
 // arithmetic); lanes past the end of the batch hold identities and write nothing.
 //
 // What is read and written differs from the reference in one respect: whole matrices go
-// through the buffer. potrf reads both triangles and writes the other one back with its bits
-// unchanged; getrs / potrs read the factors and pivots of the matrices they then skip
+// through the buffer. potrf stages only the vector-wide chunks that hold an element of its
+// triangle, but chunks across the diagonal (and the last, partial group of a range, element
+// by element) take elements of the other triangle through the buffer and write them back
+// with their bits unchanged; getrs / potrs read the factors and pivots of the matrices they then skip
 // (info != 0) and leave their right-hand sides untouched; getri leaves a failed matrix
 // untouched. A program that writes the other triangle from another thread during the call,
 // or passes no pivots for failed matrices, needs kernels::reference.
@@ -154,13 +156,13 @@ struct scratch {
 /// buf := matrices k0 .. k0 + W - 1 of `a` (M x N), compact with group width W; lanes at or
 /// past `count` get the identity, on which every kernel is harmless. A full block goes
 /// through the lane kernels' in-register transposes (Ops::stage_in) where they apply.
-template <class P, class Ops, int M, int N, class S, class T>
+template <class P, class Ops, int M, int N, int Part = 0, class S, class T>
 TINYBATCH_LANES_INLINE void gather(const S& a, index_t k0, index_t count, T* buf) {
   constexpr int W = lane_traits<P>::width;
   if (k0 + W <= count) {
     const T* s[W];
     for (int l = 0; l < W; ++l) s[l] = a[k0 + l];
-    if (Ops::template stage_in<P, M, N>(s, a.ld, buf)) return;
+    if (Ops::template stage_in<P, M, N, Part>(s, a.ld, buf)) return;
     for (int j = 0; j < N; ++j)  // element by element, each vector built in registers
       for (int i = 0; i < M; ++i) {
         P v;
@@ -184,7 +186,7 @@ TINYBATCH_LANES_INLINE void gather(const S& a, index_t k0, index_t count, T* buf
 }
 
 /// The lanes of buf back into their matrices, for the lanes below `count` where keep(l).
-template <class P, class Ops, int M, int N, class T, class S, class Keep>
+template <class P, class Ops, int M, int N, int Part = 0, class T, class S, class Keep>
 TINYBATCH_LANES_INLINE void scatter(const T* buf, const S& a, index_t k0, index_t count, Keep&& keep) {
   constexpr int W = lane_traits<P>::width;
   bool all = k0 + W <= count;
@@ -192,7 +194,7 @@ TINYBATCH_LANES_INLINE void scatter(const T* buf, const S& a, index_t k0, index_
   if (all) {
     T* d[W];
     for (int l = 0; l < W; ++l) d[l] = a[k0 + l];
-    if (Ops::template stage_out<P, M, N>(buf, d, a.ld)) return;
+    if (Ops::template stage_out<P, M, N, Part>(buf, d, a.ld)) return;
     for (int j = 0; j < N; ++j)
       for (int i = 0; i < M; ++i) {
         P v;
@@ -292,14 +294,17 @@ bool getrf(const Policy& policy, const matrix_starts<T>& a0, index_t count, cons
 
 template <int N, bool Lower, class T, class Policy>
 bool potrf(const Policy& policy, const matrix_starts<T>& a0, index_t count, int* info) {
-  // The other triangle goes through the buffer unchanged and comes back bit for bit.
+  // Whole groups stage only the chunks that hold an element of the factor's triangle (the
+  // lane kernel reads nothing else); chunks across the diagonal take the other triangle's
+  // elements through the buffer and back bit for bit.
+  constexpr int part = Lower ? 1 : -1;
   return with_starts<N, N, N * N>(a0, [&](const auto& a) {
     return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
       TINYBATCH_STAGED_LANES(tag, w);
       prefetch_ahead<W, N, N, true>(a, k0, e);
-      gather<P, Ops, N, N>(a, k0, e, buf);
+      gather<P, Ops, N, N, part>(a, k0, e, buf);
       Ops::template potrf<P, N, W, Lower>(buf, info, k0, e);
-      scatter<P, Ops, N, N>(buf, a, k0, e, all_lanes);
+      scatter<P, Ops, N, N, part>(buf, a, k0, e, all_lanes);
     });
   });
 }
