@@ -47,13 +47,15 @@ constexpr bool staged(op o, int n) {
 /// Streaming (2 threads, 256 MiB) both kinds ran at 18 - 32 GB/s of the 48 - 53 GB/s copy
 /// bandwidth before the direct solves prefetched (run-to-run spread about 15%); direct getrs
 /// double gained at n = 24, 32 (28 against 21 - 25), direct potrs lost 10 - 15% there. With
-/// the prefetch (4b4148b) direct potrs double wins there too, as the single-thread numbers
-/// above say (2026-11-25, one development program, 256 MiB, 2 threads, GB/s direct / staged
-/// in the same run, three runs: n = 24 37 / 25, 37 / 26, 29 / 25; 28 26 / 24, 28 / 25,
-/// 26 / 24; 32 22 / 21, 29 / 21, 28 / 20).
+/// the prefetch (4b4148b) direct potrs double wins there too (2026-11-25, one development
+/// program, 256 MiB, 2 threads, GB/s direct / staged in the same run, three runs: n = 24
+/// 37 / 25, 37 / 26, 29 / 25; 28 26 / 24, 28 / 25, 26 / 24; 32 22 / 21, 29 / 21, 28 / 20),
+/// but it is not taken there: under AddressSanitizer + UBSan (tests/run.sh) the direct potrs
+/// of double n = 32 (4 matrices x 4 packs, both sweeps and the transposed copy unrolled) did
+/// not finish compiling in 45 minutes, where the whole sanitized potrs test took 75 s.
 constexpr bool direct_order(op o, bool is_double, int n, bool trans = false) {
   if (o == op::getrs) return trans ? n >= 28 : n >= (is_double ? 8 : 12);
-  if (o == op::potrs) return is_double ? n >= 8 : (n >= 8 && n <= 20) || n >= 28;
+  if (o == op::potrs) return (n >= 8 && n <= 20) || (!is_double && n >= 28);
   return false;
 }
 
