@@ -98,9 +98,10 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // own steps in registers, 16-byte loads and stores). Sweep
       // bench/results/gpu-h100-9283ce6-sweep-inverse.csv, best row-per-thread shape | one
       // thread per matrix (256 threads): float n=2 .72|1.00, 3 .53|.48, 4 .78|.96, 5 .39|.12;
-      // double n=2 .91|.40, 3 .76|.21, 4 .95|.18, 5 .61|.12 (double: 2n full-precision
-      // divisions per thread, each a call with a 128-byte stack frame in the ptxas report;
-      // not profiled further).
+      // double n=2 .91|.40, 3 .76|.21, 4 .95|.18, 5 .61|.12. (At n >= 5 float and n >= 4
+      // double the kernel keeps the matrix in local memory: loops bounded by an outer index
+      // stay loops. Unrolled by a template it still lost at n = 3 - 8 and won only at n = 2:
+      // bench/results/gpu-h100-bdb32a3-dirty-sweep-thread.csv, docs/performance.md.)
       // Two rows per thread (inverse_rows_kernel; sweep
       // bench/results/gpu-h100-4cfecce-dirty-sweep-rows.csv, 0.5 GiB, every n <= 16), best
       // one-row shape -> best two-row shape: float n=5 .40 -> .59, 6 .47 -> .67, 7 .57 -> .69,
