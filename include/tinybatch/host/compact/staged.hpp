@@ -12,12 +12,12 @@
 // arithmetic); lanes past the end of the batch hold identities and write nothing.
 //
 // What is read and written differs from the reference in one respect: whole matrices go
-// through the buffer. potrf stages only the vector-wide chunks that hold an element of its
-// triangle, but chunks across the diagonal (and the last, partial group of a range, element
-// by element) take elements of the other triangle through the buffer and write them back
-// with their bits unchanged; getrs / potrs read the factors and pivots of the matrices they then skip
-// (info != 0) and leave their right-hand sides untouched; getri leaves a failed matrix
-// untouched. A program that writes the other triangle from another thread during the call,
+// through the buffer. potrf, potrs and trsm stage only the vector-wide chunks of A that hold
+// an element of the triangle they use, but chunks across the diagonal (and the last,
+// partial group of a range, element by element) take elements of the other triangle through
+// the buffer (potrf writes them back with their bits unchanged); getrs / potrs read the
+// factors and pivots of the matrices they then skip (info != 0) and leave their right-hand
+// sides untouched; getri leaves a failed matrix untouched. A program that writes the other triangle from another thread during the call,
 // or passes no pivots for failed matrices, needs kernels::reference.
 #pragma once
 
@@ -315,8 +315,9 @@ inline auto solved_lanes(const int* info, index_t k0) {
 }
 
 /// A solve with the factor A (N x N) and right-hand sides B (N x NRHS) staged together;
-/// solve(tag, W, a, b, k0, e) runs the lane kernel on the group's buffers.
-template <int N, int NRHS, class T, class Policy, class Solve>
+/// solve(tag, W, a, b, k0, e) runs the lane kernel on the group's buffers. PartA: the part
+/// of A the kernel reads (gather's Part: 0 all, 1 lower triangle, -1 upper).
+template <int N, int NRHS, int PartA = 0, class T, class Policy, class Solve>
 bool staged_solve(const Policy& policy, const matrix_starts<T>& a0, const matrix_starts<T>& b0, index_t count,
                   const int* info, Solve&& solve) {
   constexpr int E = N * (N + NRHS);
@@ -326,7 +327,7 @@ bool staged_solve(const Policy& policy, const matrix_starts<T>& a0, const matrix
       T* bb = buf + std::size_t(N) * N * W;
       prefetch_ahead<W, N, N, false>(a, k0, e);
       prefetch_ahead<W, N, NRHS, true>(b, k0, e);
-      gather<P, Ops, N, N>(a, k0, e, buf);
+      gather<P, Ops, N, N, PartA>(a, k0, e, buf);
       gather<P, Ops, N, NRHS>(b, k0, e, bb);
       solve(tag, w, buf, bb, k0, e);
       scatter<P, Ops, N, NRHS>(bb, b, k0, e, solved_lanes(info, k0));
@@ -346,7 +347,9 @@ bool getrs(const Policy& policy, const matrix_starts<T>& a, const pivot_view& ip
 template <int N, int NRHS, bool Lower, class T, class Policy>
 bool potrs(const Policy& policy, const matrix_starts<T>& a, const matrix_starts<T>& b, index_t count,
            const int* info) {
-  return staged_solve<N, NRHS>(policy, a, b, count, info, [&](auto tag, auto w, T* ab, T* bb, index_t, index_t) {
+  // Only the factor's triangle is staged (as in potrf): the lane kernel reads nothing else.
+  return staged_solve<N, NRHS, Lower ? 1 : -1>(policy, a, b, count, info,
+                                               [&](auto tag, auto w, T* ab, T* bb, index_t, index_t) {
     TINYBATCH_STAGED_LANES(tag, w);
     Ops::template potrs<P, N, NRHS, W, Lower>(ab, bb);
   });
@@ -362,7 +365,7 @@ bool trsm(const Policy& policy, T alpha, const matrix_starts<T>& a, const matrix
                               const std::size_t sa = std::size_t(K) * K * W;
                               prefetch_ahead<W, K, K, false>(a, k0, e);
                               prefetch_ahead<W, M, N, true>(b, k0, e);
-                              gather<P, Ops, K, K>(a, k0, e, buf);
+                              gather<P, Ops, K, K, Lower ? 1 : -1>(a, k0, e, buf);  // A's triangle only
                               gather<P, Ops, M, N>(b, k0, e, buf + sa);
                               Ops::template trsm<P, M, N, W, Left, Lower, Trans, Unit>(alpha, buf, buf + sa);
                               scatter<P, Ops, M, N>(buf + sa, b, k0, e, all_lanes);
