@@ -34,6 +34,15 @@
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 #define TINYBATCH_SIMD_INLINE inline __attribute__((always_inline))
+// For the lambdas the kernels pass to unroll<>: GCC at -O2 left them as calls inside the
+// flattened entry points (the direct solves' column sweeps, 2.5 - 4x slower than at -O3).
+// Not under AddressSanitizer, where inlining them cost compile time that the tests cannot
+// afford (direct potrs, double, n = 8, -O1: 13 -> 44 s) and speed does not matter.
+#if defined(__SANITIZE_ADDRESS__)
+#define TINYBATCH_SIMD_AI
+#else
+#define TINYBATCH_SIMD_AI __attribute__((always_inline))
+#endif
 
 namespace tinybatch::detail::simd {
 

@@ -97,12 +97,12 @@ TINYBATCH_SIMD_INLINE void gemm_one(T alpha, const T* a, int lda, const T* b, in
   }
   constexpr int NV = tiling::count;
   constexpr int row_tiles = (NV + blocking::max_rows - 1) / blocking::max_rows;
-  unroll<row_tiles>([&](auto rt) {
+  unroll<row_tiles>([&](auto rt) TINYBATCH_SIMD_AI {
     constexpr int V0 = tile_begin(NV, row_tiles, rt);
     constexpr int MB = tile_begin(NV, row_tiles, rt + 1) - V0;
     constexpr int max_nb = blocking::max_cols(MB);
     constexpr int col_tiles = (N + max_nb - 1) / max_nb;
-    unroll<col_tiles>([&](auto ct) {
+    unroll<col_tiles>([&](auto ct) TINYBATCH_SIMD_AI {
       constexpr int J0 = tile_begin(N, col_tiles, ct);
       constexpr int NB = tile_begin(N, col_tiles, ct + 1) - J0;
       gemm_tile<Arch, T, M, K, V0, MB, J0, NB>(alpha, a, lda, b, bl, bj, beta, c, ldc);

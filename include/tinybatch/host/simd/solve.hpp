@@ -69,16 +69,16 @@ TINYBATCH_SIMD_INLINE void sweep_columns(const T* const (&t)[G], index_t ldt, P 
   using V = vec<Arch, T, N>;
   constexpr int W = V::W;
   constexpr auto lanes = std::make_integer_sequence<int, W>{};
-  unroll<N>([&](auto s) {
+  unroll<N>([&](auto s) TINYBATCH_SIMD_AI {
     constexpr int j = Lower ? int(s) : N - 1 - int(s);
     constexpr int vj = V::pack_of(j), lj = V::lane_of(j);
     P xj[G];
-    unroll<G>([&](auto g) { broadcast_lane<W, lj>(xj[g], x[g][vj], lanes); });
-    unroll<NV>([&](auto v) {
+    unroll<G>([&](auto g) TINYBATCH_SIMD_AI { broadcast_lane<W, lj>(xj[g], x[g][vj], lanes); });
+    unroll<NV>([&](auto v) TINYBATCH_SIMD_AI {
       constexpr int off = V::tiling::offset(v);
       // Packs with a row strictly past (Lower) or before j take part.
       if constexpr (Lower ? off + W - 1 > j : off < j) {
-        unroll<G>([&](auto g) {
+        unroll<G>([&](auto g) TINYBATCH_SIMD_AI {
           P c = load<W>(t[g] + index_t(j) * ldt + off);
           if constexpr (Lower ? off <= j : off + W - 1 >= j) keep_rows<W, off, j, Lower>(c, lanes);
           // x_j's scaling moves onto the column, off the chain: (c r_j) x_j for c (r_j x_j).
@@ -89,7 +89,7 @@ TINYBATCH_SIMD_INLINE void sweep_columns(const T* const (&t)[G], index_t ldt, P 
     });
   });
   if constexpr (!Unit)
-    unroll<G>([&](auto g) { unroll<NV>([&](auto v) { x[g][v] = x[g][v] * load<W>(rd[g] + V::tiling::offset(v)); }); });
+    unroll<G>([&](auto g) TINYBATCH_SIMD_AI { unroll<NV>([&](auto v) TINYBATCH_SIMD_AI { x[g][v] = x[g][v] * load<W>(rd[g] + V::tiling::offset(v)); }); });
 }
 
 /// rd[0, N) := 1 / the diagonal of t.
@@ -99,7 +99,7 @@ TINYBATCH_SIMD_INLINE void reciprocals(const T* t, index_t ldt, T* rd) {
   constexpr int W = V::W;
   alignas(64) T d[N];
   for (int i = 0; i < N; ++i) d[i] = t[i + index_t(i) * ldt];
-  unroll<V::NV>([&](auto v) {
+  unroll<V::NV>([&](auto v) TINYBATCH_SIMD_AI {
     constexpr int off = V::tiling::offset(v);
     store<W>(rd + off, splat<W>(T(1)) / load<W>(d + off));
   });
@@ -116,7 +116,7 @@ TINYBATCH_SIMD_INLINE void transpose_pair(P& a, P& b, std::integer_sequence<int,
 template <int W, int H = W / 2, class P>
 TINYBATCH_SIMD_INLINE void transpose(P (&v)[W]) {
   if constexpr (H >= 1) {
-    unroll<W>([&](auto i) {
+    unroll<W>([&](auto i) TINYBATCH_SIMD_AI {
       if constexpr ((i & H) == 0) transpose_pair<W, H>(v[i], v[i + H], std::make_integer_sequence<int, W>{});
     });
     transpose<W, H / 2>(v);
@@ -133,16 +133,16 @@ TINYBATCH_SIMD_INLINE void transpose_into(const T* a, index_t lda, T* at) {
   using V = vec<Arch, T, N>;
   constexpr int W = V::W;
   using P = typename V::P;
-  unroll<V::NV>([&](auto vc) {
+  unroll<V::NV>([&](auto vc) TINYBATCH_SIMD_AI {
     constexpr int c0 = V::tiling::offset(vc);
-    unroll<V::NV>([&](auto vr) {
+    unroll<V::NV>([&](auto vr) TINYBATCH_SIMD_AI {
       constexpr int r0 = V::tiling::offset(vr);
       // at's tile at rows c0.., columns r0..: an element above (below) its diagonal?
       if constexpr (Part == 0 || (Part > 0 ? c0 < r0 + W - 1 : c0 + W - 1 > r0)) {
         P t[W];
-        unroll<W>([&](auto l) { t[l] = load<W>(a + r0 + index_t(c0 + l) * lda); });
+        unroll<W>([&](auto l) TINYBATCH_SIMD_AI { t[l] = load<W>(a + r0 + index_t(c0 + l) * lda); });
         transpose<W>(t);
-        unroll<W>([&](auto l) { store<W>(at + c0 + (r0 + l) * N, t[l]); });
+        unroll<W>([&](auto l) TINYBATCH_SIMD_AI { store<W>(at + c0 + (r0 + l) * N, t[l]); });
       }
     });
   });
@@ -201,7 +201,7 @@ TINYBATCH_SIMD_INLINE void solve_group(const group<T, G>& m, index_t lda) {
   const T* lo[G];  // swept forward
   const T* up[G];  // swept backward
   const T* rdp[G];
-  unroll<G>([&](auto g) {
+  unroll<G>([&](auto g) TINYBATCH_SIMD_AI {
     if constexpr (copy)
       transpose_into<Arch, T, N, K == solve_kind::getrs_t ? 0 : K == solve_kind::potrs_lower ? 1 : -1>(m.a[g], lda, at[g]);
     reciprocals<Arch, T, N>(m.a[g], lda, rd[g]);
@@ -215,29 +215,29 @@ TINYBATCH_SIMD_INLINE void solve_group(const group<T, G>& m, index_t lda) {
   // getrs: L has a unit diagonal (forward for no_trans, backward, as L^T, for trans).
   constexpr bool lo_unit = K == solve_kind::getrs_n, up_unit = K == solve_kind::getrs_t;
   int idx[G][getrs ? N : 1];
-  if constexpr (getrs) unroll<G>([&](auto g) { row_sources<N>(idx[g], m.ipiv[g]); });
+  if constexpr (getrs) unroll<G>([&](auto g) TINYBATCH_SIMD_AI { row_sources<N>(idx[g], m.ipiv[g]); });
   for (int c = 0; c < NRHS; ++c) {
     P x[G][V::NV];
-    unroll<G>([&](auto g) {
+    unroll<G>([&](auto g) TINYBATCH_SIMD_AI {
       const T* bc = m.b[g] + index_t(c) * m.ldb[g];
       if constexpr (K == solve_kind::getrs_n) {  // x = P b, gathered into registers
-        unroll<V::NV>([&](auto v) {
+        unroll<V::NV>([&](auto v) TINYBATCH_SIMD_AI {
           gather_pack<V::tiling::offset(v)>(x[g][v], bc, idx[g], std::make_integer_sequence<int, W>{});
         });
       } else {
-        unroll<V::NV>([&](auto v) { x[g][v] = load<W>(bc + V::tiling::offset(v)); });
+        unroll<V::NV>([&](auto v) TINYBATCH_SIMD_AI { x[g][v] = load<W>(bc + V::tiling::offset(v)); });
       }
     });
     sweep_columns<Arch, T, N, true, lo_unit>(lo, ldlo, x, rdp);
     sweep_columns<Arch, T, N, false, up_unit>(up, ldup, x, rdp);
-    unroll<G>([&](auto g) {
+    unroll<G>([&](auto g) TINYBATCH_SIMD_AI {
       T* bc = m.b[g] + index_t(c) * m.ldb[g];
       if constexpr (K == solve_kind::getrs_t) {  // x = P^T z, scattered from registers
         alignas(64) T z[N];
-        unroll<V::NV>([&](auto v) { store<W>(z + V::tiling::offset(v), x[g][v]); });
+        unroll<V::NV>([&](auto v) TINYBATCH_SIMD_AI { store<W>(z + V::tiling::offset(v), x[g][v]); });
         for (int i = 0; i < N; ++i) bc[idx[g][i]] = z[i];
       } else {
-        unroll<V::NV>([&](auto v) { store<W>(bc + V::tiling::offset(v), x[g][v]); });
+        unroll<V::NV>([&](auto v) TINYBATCH_SIMD_AI { store<W>(bc + V::tiling::offset(v), x[g][v]); });
       }
     });
   }
@@ -276,10 +276,18 @@ TINYBATCH_SIMD_INLINE void prefetch_matrix(const matrix_starts<T>& A, const pivo
 }
 
 /// Matrices per group: enough independent chains to cover one step's latency, as many as the
-/// registers hold (G * NV packs of right-hand side; host/tuning.hpp).
+/// registers hold (G * NV packs of right-hand side; host/tuning.hpp). Under AddressSanitizer
+/// one matrix per group from n = 9: the unrolled group kernel's compile time grows faster
+/// than G (potrs, double, n = 32, -O1 with ASan + UBSan: G = 1 306 s, 2 906 s, 4 over 45
+/// minutes), and the sanitized potrs test took 32 minutes to compile with G = 4 (5 with
+/// G = 1). n <= 8 keep their G, so the sanitized tests still run the padding of partial
+/// groups.
 template <class Arch, class T, int N>
 constexpr int group_size() {
   constexpr int nv = vec<Arch, T, N>::NV;
+#if defined(__SANITIZE_ADDRESS__)
+  if (N > 8) return 1;
+#endif
   return nv * 4 <= Arch::registers / 2 ? 4 : 2;
 }
 
