@@ -52,7 +52,9 @@ constexpr bool staged(op o, int n) {
 /// 37 / 25, 37 / 26, 29 / 25; 28 26 / 24, 28 / 25, 26 / 24; 32 22 / 21, 29 / 21, 28 / 20),
 /// but it is not taken there: under AddressSanitizer + UBSan (tests/run.sh) the direct potrs
 /// of double n = 32 (4 matrices x 4 packs, both sweeps and the transposed copy unrolled) did
-/// not finish compiling in 45 minutes, where the whole sanitized potrs test took 75 s.
+/// not finish compiling in 45 minutes. Since d9ca697 the sanitized build groups one matrix
+/// from n = 9 (306 s for that kernel), so it can be taken once its streaming numbers are
+/// checked against potrs' triangle-only staging (20ef195; docs/cpu-backend.md).
 constexpr bool direct_order(op o, bool is_double, int n, bool trans = false) {
   if (o == op::getrs) return trans ? n >= 28 : n >= (is_double ? 8 : 12);
   if (o == op::potrs) return (n >= 8 && n <= 20) || (!is_double && n >= 28);
