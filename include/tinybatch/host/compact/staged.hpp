@@ -17,8 +17,9 @@
 // partial group of a range, element by element) take elements of the other triangle through
 // the buffer (potrf writes them back with their bits unchanged); getrs / potrs read the
 // factors and pivots of the matrices they then skip (info != 0) and leave their right-hand
-// sides untouched; getri leaves a failed matrix untouched. A program that writes the other triangle from another thread during the call,
-// or passes no pivots for failed matrices, needs kernels::reference.
+// sides untouched; getri leaves a failed matrix untouched. A program that writes the other
+// triangle from another thread during the call, or passes no pivots for failed matrices,
+// needs kernels::reference.
 #pragma once
 
 #include "../simd/arch.hpp"
