@@ -49,15 +49,23 @@ constexpr bool staged(op o, int n) {
 /// double gained at n = 24, 32 (28 against 21 - 25), direct potrs lost 10 - 15% there. With
 /// the prefetch (4b4148b) direct potrs double wins there too (2026-11-25, one development
 /// program, 256 MiB, 2 threads, GB/s direct / staged in the same run, three runs: n = 24
-/// 37 / 25, 37 / 26, 29 / 25; 28 26 / 24, 28 / 25, 26 / 24; 32 22 / 21, 29 / 21, 28 / 20),
-/// but it is not taken there: under AddressSanitizer + UBSan (tests/run.sh) the direct potrs
-/// of double n = 32 (4 matrices x 4 packs, both sweeps and the transposed copy unrolled) did
-/// not finish compiling in 45 minutes. Since d9ca697 the sanitized build groups one matrix
-/// from n = 9 (306 s for that kernel), so it can be taken once its streaming numbers are
-/// checked against potrs' triangle-only staging (20ef195; docs/cpu-backend.md).
+/// 37 / 25, 37 / 26, 29 / 25; 28 26 / 24, 28 / 25, 26 / 24; 32 22 / 21, 29 / 21, 28 / 20).
+/// It was not taken then: under AddressSanitizer + UBSan (tests/run.sh) the direct potrs of
+/// double n = 32 (4 matrices x 4 packs, both sweeps and the transposed copy unrolled) did not
+/// finish compiling in 45 minutes; since d9ca697 the sanitized build groups one matrix from
+/// n = 9 (306 s). Against potrs' triangle-only staging (20ef195), both at -O3, 2 threads,
+/// GB/s, medians of 3 alternating runs (bench/results/cpu-f9903e3-epyc-dev-potrs-direct-ab.txt),
+/// staged / direct:
+///   n             21         24         26         28         30         32
+///   0.5 MiB   33 / 28    36 / 36    36 / 31    35 / 31    41 / 31    30 / 35   (run A)
+///             35 / -     38 / 53    45 / -     36 / -     44 / -     35 / 46   (run B)
+///   256 MiB   24 / 24    26 / 37    26 / 22    26 / 25    26 / 27    20 / 29   (run A)
+///             24 / -     32 / 30    30 / -     32 / -     32 / -     25 / 34   (run B)
+/// Direct wins where the AVX-512 packs (8 doubles) tile the column exactly, n = 24 and 32; at
+/// the others its last pack overlaps its neighbour and repeats work, and staging wins.
 constexpr bool direct_order(op o, bool is_double, int n, bool trans = false) {
   if (o == op::getrs) return trans ? n >= 28 : n >= (is_double ? 8 : 12);
-  if (o == op::potrs) return (n >= 8 && n <= 20) || (!is_double && n >= 28);
+  if (o == op::potrs) return (n >= 8 && n <= 20) || (is_double ? n == 24 || n == 32 : n >= 28);
   return false;
 }
 

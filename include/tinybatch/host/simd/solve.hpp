@@ -92,16 +92,25 @@ TINYBATCH_SIMD_INLINE void sweep_columns(const T* const (&t)[G], index_t ldt, P 
     unroll<G>([&](auto g) TINYBATCH_SIMD_AI { unroll<NV>([&](auto v) TINYBATCH_SIMD_AI { x[g][v] = x[g][v] * load<W>(rd[g] + V::tiling::offset(v)); }); });
 }
 
-/// rd[0, N) := 1 / the diagonal of t.
+/// d := t(Off + l, Off + l) in lane l: diagonal entries gathered in registers.
+template <int Off, class P, class T, int... L>
+TINYBATCH_SIMD_INLINE void diagonal_pack(P& d, const T* t, index_t ldt, std::integer_sequence<int, L...>) {
+  d = P{t[(Off + L) + index_t(Off + L) * ldt]...};
+}
+
+/// rd[0, N) := 1 / the diagonal of t. The diagonal goes to registers directly: written to a
+/// stack array element by element and loaded back by vectors, each load waited for the
+/// scalar stores to retire (no store forwarding), which cost getrs double n = 8 a third of
+/// its time at -O2 (-O3 happened to build the packs in registers).
 template <class Arch, class T, int N>
 TINYBATCH_SIMD_INLINE void reciprocals(const T* t, index_t ldt, T* rd) {
   using V = vec<Arch, T, N>;
   constexpr int W = V::W;
-  alignas(64) T d[N];
-  for (int i = 0; i < N; ++i) d[i] = t[i + index_t(i) * ldt];
   unroll<V::NV>([&](auto v) TINYBATCH_SIMD_AI {
     constexpr int off = V::tiling::offset(v);
-    store<W>(rd + off, splat<W>(T(1)) / load<W>(d + off));
+    typename V::P d;
+    diagonal_pack<off>(d, t, ldt, std::make_integer_sequence<int, W>{});
+    store<W>(rd + off, splat<W>(T(1)) / d);
   });
 }
 
@@ -243,8 +252,9 @@ TINYBATCH_SIMD_INLINE void solve_group(const group<T, G>& m, index_t lda) {
   }
 }
 
-/// Software prefetching: each matrix added to a group prefetches the factor (every line),
-/// pivots and right-hand sides of the matrix this many bytes of factors ahead. Without it
+/// Software prefetching: each matrix added to a group prefetches the factor and its
+/// right-hand sides (every line; until 2026-11-25 only the first and last line of each
+/// right-hand side) and its pivots, of the matrix this many bytes of factors ahead. Without it
 /// the streaming solves ran at half the copy bandwidth, as the staged ones do (development
 /// program, 256 MiB, 2 threads, GB/s of factor, pivots and B read and B written, none /
 /// 4 / 8 / 16 KiB ahead, copy bandwidth 49 - 59 GB/s): getrs double n=8 20 / 39 / 41 / 36,
@@ -270,7 +280,7 @@ TINYBATCH_SIMD_INLINE void prefetch_matrix(const matrix_starts<T>& A, const pivo
   const char* b = reinterpret_cast<const char*>(B[k]);
   for (int c = 0; c < NRHS; ++c) {
     const char* bc = b + std::size_t(c) * B.ld * sizeof(T);
-    __builtin_prefetch(bc, 1, 3);
+    for (std::size_t o = 0; o < N * sizeof(T); o += 64) __builtin_prefetch(bc + o, 1, 3);
     __builtin_prefetch(bc + N * sizeof(T) - 1, 1, 3);
   }
 }
