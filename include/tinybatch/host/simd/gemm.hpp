@@ -38,12 +38,16 @@ TINYBATCH_SIMD_INLINE void gemm_tile(T alpha, const T* a, int lda, const T* b, i
   constexpr int W = tiling::width;
   using P = pack<T, W>;
   // Loops over the tile are unrolled completely (constant bounds), so `acc` and `av` become
-  // registers; the K loop is not, it streams.
+  // registers. (Starting the accumulators as the first step's products instead of zeros would
+  // turn a product of -0 into a -0 where the BLAS's 0 + (-0) gives +0.)
   P acc[MB][NB];
 #pragma GCC unroll 32
   for (int j = 0; j < NB; ++j)
 #pragma GCC unroll 8
     for (int v = 0; v < MB; ++v) acc[v][j] = P{};
+  // The K loop streams (unrolled by two; unrolling it completely for small tiles gained float
+  // n = 16 10 - 15% but made the release build of tests/test_simd_gemm compile over 40%
+  // longer, and n = 32 1.6 - 2x slower where its code outgrew the instruction cache).
 #pragma GCC unroll 2
   for (int l = 0; l < K; ++l) {
     P av[MB];
@@ -57,8 +61,15 @@ TINYBATCH_SIMD_INLINE void gemm_tile(T alpha, const T* a, int lda, const T* b, i
     }
   }
   // C is read (beta != 0) for the whole tile before any of it is written: the last pack of a
-  // column may overlap the previous one, and both live in this tile.
-  if (beta == T(0)) {
+  // column may overlap the previous one, and both live in this tile. alpha == 1 and beta == 0,
+  // the common call, stores the accumulators as they are.
+  if (beta == T(0) && alpha == T(1)) {
+#pragma GCC unroll 32
+    for (int j = 0; j < NB; ++j)
+#pragma GCC unroll 8
+      for (int v = 0; v < MB; ++v)
+        store<W>(c + tiling::offset(V0 + v) + index_t(J0 + j) * ldc, acc[v][j]);
+  } else if (beta == T(0)) {
 #pragma GCC unroll 32
     for (int j = 0; j < NB; ++j)
 #pragma GCC unroll 8
@@ -116,8 +127,23 @@ void gemm_range(isa s, bool tb, T alpha, matrix_starts<T> A, matrix_starts<T> B,
                 matrix_starts<T> C, index_t k0, index_t k1) {
   const index_t bl = tb ? B.ld : 1, bj = tb ? 1 : B.ld;
   with_isa(s, [&](auto arch) __attribute__((always_inline)) {
-    for (index_t k = k0; k < k1; ++k)
-      gemm_one<decltype(arch), T, M, N, K, TA>(alpha, A[k], A.ld, B[k], bl, bj, beta, C[k], C.ld);
+    using Arch = decltype(arch);
+    if constexpr (sizeof(T) == 4 || M * N * K <= 24 * 24 * 24) {
+      // Local copies of the arguments: read through the closure, they were reloaded for every
+      // matrix (a store to C may alias alpha and beta). One thread, 128 KiB, ns per matrix,
+      // through the closure / copies / LIBXSMM in the same run (bench/results/
+      // cpu-d6815bc-epyc-dev-gemm-ab.txt, run r5): double n = 2 3.3 / 1.8 / 2.8,
+      // 4 7.0 / 4.1 / 6.4, 8 17.6 / 13.7 / 15.4, 16 92 / 74 / 74; float n = 8 16.2 / 12.6 /
+      // 15.8, 16 56 / 48 / 46, 32 312 / 292 / 290. Not for double n = 32: 617 -> 669 (LIBXSMM
+      // 598), the copies kept in registers across its six column tiles pushed their column
+      // offsets to the stack.
+      const matrix_starts<T> a = A, b = B, c = C;
+      const T al = alpha, be = beta;
+      const index_t l = bl, j = bj;
+      for (index_t k = k0; k < k1; ++k) gemm_one<Arch, T, M, N, K, TA>(al, a[k], a.ld, b[k], l, j, be, c[k], c.ld);
+    } else {
+      for (index_t k = k0; k < k1; ++k) gemm_one<Arch, T, M, N, K, TA>(alpha, A[k], A.ld, B[k], bl, bj, beta, C[k], C.ld);
+    }
   });
 }
 
