@@ -65,9 +65,9 @@ constexpr bool staged(op o, int n) {
 /// the others its last pack overlaps its neighbour and repeats work, and staging wins.
 /// Under AddressSanitizer double potrs stays staged from n = 21, as it was before d6815bc:
 /// the sanitized tests (n = 2, 7, 8, 32) compiling the direct potrs of double n = 32 took
-/// test_simd_solve_2 from 242 to 840 s, and CI from 73 to 88 minutes of its 90 (local run,
-/// 2026-11-25). The release tests check the direct kernel at every n, the sanitized ones at
-/// n = 8.
+/// test_simd_solve_2 from 242 to 840 s, and a local CI run to 88 minutes of its 90 (other
+/// compiles ran beside it; the run before took 73). The release tests check the direct kernel
+/// at every n, the sanitized ones at n = 8.
 constexpr bool direct_order(op o, bool is_double, int n, bool trans = false) {
   if (o == op::getrs) return trans ? n >= 28 : n >= (is_double ? 8 : 12);
 #if defined(__SANITIZE_ADDRESS__)
