@@ -175,6 +175,26 @@ mat<T> random_mat(int m, int n) {
   return b;
 }
 
+/// A random m x n matrix of full rank in working precision: redrawn while its 1-norm
+/// condition number, estimated in double, exceeds 1 / (100 eps) (square; for m != n that of
+/// the Gram matrix against its square). A plain random float matrix now and then reaches
+/// cond ~ 1 / eps and can then factor to an exactly zero pivot (CI run of 8664753:
+/// a 3 x 3 with cond 3.5e8 gave sgetrf's info = 3 and getrs's test, expecting info = 0,
+/// failed); such a matrix tests nothing a solve test is about, so it is never drawn. The
+/// singular matrices the tests want are built on purpose (zero columns, rows, ranks).
+template <class T>
+mat<T> random_full_rank(int m, int n) {
+  const double bound = m == n ? 100 * eps<T>() : (100 * eps<T>()) * (100 * eps<T>());
+  for (;;) {
+    mat<T> a = random_mat<T>(m, n);
+    if (std::min(m, n) == 0) return a;
+    Eigen::MatrixXd d = a.template cast<double>();
+    if (m > n) d = Eigen::MatrixXd(d.transpose() * d);
+    if (m < n) d = Eigen::MatrixXd(d * d.transpose());
+    if (Eigen::PartialPivLU<Eigen::MatrixXd>(d).rcond() >= bound) return a;
+  }
+}
+
 /// Solve residual ratio, LAPACK's dget02: ||B - A X|| / (||A|| ||X|| n eps).
 template <class T>
 double solve_ratio(const mat<T>& a, const mat<T>& x, const mat<T>& b) {

@@ -12,7 +12,7 @@ struct gesv_case {
   std::vector<int> want, ipiv, info;
   gesv_case(int n, index_t count) : A(n, n, count), B(n, rhs, count), want(std::size_t(count), 0) {
     for (index_t k = 0; k < count; ++k) {
-      mat<T> a = random_mat<T>(n, n);
+      mat<T> a = random_full_rank<T>(n, n);
       if (k % 3 == 1) a.col(0).setZero(), want[k] = 1;
       A0.push_back(a), A.set(k, a);
       B0.push_back(random_mat<T>(n, rhs)), B.set(k, B0.back());
@@ -52,7 +52,7 @@ TEST_CASE("gesv with owning fixed-size batches and the parallel policy", "[gesv]
   tb::batch<float, n, 1> B(1001);
   std::vector<mat<float>> A0, B0;
   for (index_t k = 0; k < A.count(); ++k) {
-    A0.push_back(random_mat<float>(n, n)), tb::as_eigen(A, k) = A0.back();
+    A0.push_back(random_full_rank<float>(n, n)), tb::as_eigen(A, k) = A0.back();
     B0.push_back(random_mat<float>(n, 1)), tb::as_eigen(B, k) = B0.back();
   }
   std::vector<int> ipiv(A.count() * n), info(A.count());

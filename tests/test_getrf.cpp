@@ -35,7 +35,7 @@ struct getrf_case {
   getrf_case(int m_, int n_, index_t count) : m(m_), n(n_), mn(std::min(m_, n_)), A(m_, n_, count) {
     want.assign(std::size_t(count), 0);
     for (index_t k = 0; k < count; ++k) {
-      mat<T> a = random_mat<T>(m, n);
+      mat<T> a = random_full_rank<T>(m, n);
       if (k % 3 == 2) {  // a zero column gives an exactly zero pivot there: info = c + 1
         const int c = int(rng()() % unsigned(mn));
         a.col(c).setZero();

@@ -21,7 +21,7 @@ struct getri_case {
   std::vector<int> want, ipiv, info;
   getri_case(int n_, index_t count) : n(n_), A(n_, n_, count), want(std::size_t(count), 0) {
     for (index_t k = 0; k < count; ++k) {
-      mat<T> a = random_mat<T>(n, n);
+      mat<T> a = random_full_rank<T>(n, n);
       if (k % 3 == 2) a.col(n - 1).setZero(), want[k] = n;
       A0.push_back(a), A.set(k, a);
     }

@@ -12,7 +12,7 @@ struct getrs_case {
   std::vector<int> ipiv, info;
   getrs_case(int n, index_t count)
       : A(n, n, count), B(n, rhs, count), ipiv(std::size_t(count * n)), info(std::size_t(count)) {
-    for (index_t k = 0; k < count; ++k) A0.push_back(random_mat<T>(n, n)), A.set(k, A0.back());
+    for (index_t k = 0; k < count; ++k) A0.push_back(random_full_rank<T>(n, n)), A.set(k, A0.back());
   }
   void new_rhs() {
     B0.clear();
@@ -51,7 +51,7 @@ TEST_CASE("getrs honours info: failed matrices keep their right-hand side", "[ge
   tb::batch<double> A(n, n, count), B(n, 1, count);
   std::vector<mat<double>> A0, B0;
   for (index_t k = 0; k < count; ++k) {
-    A0.push_back(random_mat<double>(n, n));
+    A0.push_back(random_full_rank<double>(n, n));
     if (k == 2) A0.back().col(3).setZero();
     tb::as_eigen(A, k) = A0.back();
     B0.push_back(random_mat<double>(n, 1)), tb::as_eigen(B, k) = B0.back();

@@ -102,7 +102,7 @@ TEST_CASE("dispatch_size maps a run-time n to its compile-time instantiation", "
   tb::batch<double> A(n, n, 3), B(n, 1, 3);
   std::vector<mat<double>> A0, B0;
   for (index_t k = 0; k < 3; ++k) {
-    A0.push_back(random_mat<double>(n, n)), tb::as_eigen(A, k) = A0.back();
+    A0.push_back(random_full_rank<double>(n, n)), tb::as_eigen(A, k) = A0.back();
     B0.push_back(random_mat<double>(n, 1)), tb::as_eigen(B, k) = B0.back();
   }
   std::vector<int> ipiv(3 * n), info(3);
