@@ -17,7 +17,11 @@ struct options {
   double gib = 1.0;
   int reps = 7;
   std::string ops = "getrf,inverse,potrf,gemm";  ///< which parts of each (type, n) to run
+  std::string sizes;                             ///< which n to run (empty: every n built)
   bool has(const char* op) const { return ("," + ops + ",").find("," + std::string(op) + ",") != std::string::npos; }
+  bool has_n(int n) const {
+    return sizes.empty() || ("," + sizes + ",").find("," + std::to_string(n) + ",") != std::string::npos;
+  }
 };
 
 /// One measured point: roofline fraction = bytes / ms / the measured copy bandwidth.

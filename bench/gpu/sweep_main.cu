@@ -1,5 +1,6 @@
 // The tuning sweep behind cuda/kernels/tuning.hpp (issue #4), on the GPU machine:
 //   sweep_gpu [--gib 1] [--reps 7] [--csv file] [--commit id] [--ops getrf,inverse,potrf,gemm]
+//             [--n 16,32 (default: every n built)]
 // Runs every part of sweep.hpp (sweep_part.cu): getrf and the fast inverse at each launch
 // shape and pivot search (against cublas<t>getrfBatched for getrf), and
 // the fast gemm against cublas<t>gemmStridedBatched around the crossover; writes one CSV in
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
     else if (a == "--csv") csv = argv[i + 1];
     else if (a == "--commit") commit = argv[i + 1];
     else if (a == "--ops") o.ops = argv[i + 1];
+    else if (a == "--n") o.sizes = argv[i + 1];
     else { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
   }
   int ndev = 0;

@@ -382,6 +382,8 @@ void run_part(const context& c) {
 }
 }  // namespace
 
-void TB_CAT(sweep, TB_SWEEP_P, TB_SWEEP_N)(const context& c) { run_part<TB_SWEEP_BUILD>(c); }
+void TB_CAT(sweep, TB_SWEEP_P, TB_SWEEP_N)(const context& c) {
+  if (c.o.has_n(N)) run_part<TB_SWEEP_BUILD>(c);
+}
 
 }  // namespace sweep
