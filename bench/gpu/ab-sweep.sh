@@ -8,7 +8,8 @@
 # then on the device (carry: [".device-deps", ".ab-base"]):
 #   source .device-deps/env.sh; bench/gpu/ab-sweep.sh --ops potrf,getrf --n 16,32
 # Arguments go to sweep_gpu (--gib, --reps, --ops, --n). Knobs: TB_AB_ROUNDS (default 2),
-# TB_SWEEP_BUILD (meson's sweep_build mask, default 7: getrf, inverse, potrf).
+# TB_SWEEP_BUILD (meson's sweep_build mask, default 7: getrf, inverse, potrf), TB_SWEEP_SIZES
+# (meson's sweep_sizes, for example 16,32: build only those n; default all).
 # Writes $OUT/ab-{base,new}-<round>.csv and prints, per (op, type, n, shape), the median
 # roofline fraction of each side and their difference.
 set -uo pipefail
@@ -23,7 +24,8 @@ tar --exclude='./build*' --exclude=./.ab-base --exclude=./.git -cf - . | tar -xf
 rm -rf "$base/include" && cp -r .ab-base/include "$base/include"
 build() {  # tree, log
   (cd "$1" && meson setup build-ab -Dcuda=enabled -Dtests=false -Dbenchmarks=true -Dexamples=false \
-     -Dsweep_build="${TB_SWEEP_BUILD:-7}" && ninja -C build-ab -j8 bench/gpu/sweep_gpu) >"$2" 2>&1
+     -Dsweep_build="${TB_SWEEP_BUILD:-7}" \
+     -Dsweep_sizes="${TB_SWEEP_SIZES:-}" && ninja -C build-ab -j8 bench/gpu/sweep_gpu) >"$2" 2>&1
 }
 build "$base" "$out/ab-build-base.log" &
 bpid=$!

@@ -8,6 +8,7 @@
 # TB_SWEEP=1 (also build and run the tuning sweep sweep_gpu: sweep_gpu.csv, sweep.log),
 # TB_SWEEP_OPS (sweep_gpu --ops, default getrf,inverse,potrf,gemm; getrs,potrs too),
 # TB_SWEEP_BUILD (meson's sweep_build: which operations sweep_gpu is compiled for, a mask),
+# TB_SWEEP_SIZES (meson's sweep_sizes: which n it is compiled for, for example 16,32),
 # TINYBATCH_PROGRAMS (build and run only these GPU test programs, as tests/cuda/run-device.sh
 # takes them), TINYBATCH_SANITIZE=0.
 set -uo pipefail
@@ -20,6 +21,7 @@ export OUT=$out
   [ -f build-bench/build.ninja ] ||
     meson setup build-bench -Dcuda=enabled -Dtests=false -Dbenchmarks=true -Dexamples=false
   [ -n "${TB_SWEEP_BUILD:-}" ] && meson configure build-bench -Dsweep_build="$TB_SWEEP_BUILD"
+  [ -n "${TB_SWEEP_SIZES:-}" ] && meson configure build-bench -Dsweep_sizes="$TB_SWEEP_SIZES"
   ninja -C build-bench $([ "${TB_SKIP_BENCH:-0}" != 1 ] && echo bench/gpu/bench_gpu) \
     $([ "${TB_SWEEP:-0}" = 1 ] && echo bench/gpu/sweep_gpu)
 ) >"$out/bench-build.log" 2>&1 &

@@ -65,7 +65,7 @@ constexpr bool gemm_size = N >= 16;
 [[maybe_unused]] std::string shape_name(k::launch_shape S) {
   return "t" + std::to_string(S.threads) + "_mb" + std::to_string(S.min_blocks) +
          (S.per_matrix ? "_thread" : S.pipelined ? "_pipelined" : S.transpose ? "_xpose" : "_direct") +
-         (S.rows > 1 ? "_r" + std::to_string(S.rows) : "");
+         (S.rows > 1 ? "_r" + std::to_string(S.rows) : "") + (S.opaque_ld ? "_opq" : "");
 }
 
 template <k::launch_shape S, k::pivot_method PM = k::default_pivot>
@@ -301,6 +301,13 @@ void run_part(const context& c) {
     potrf_shape<S{.threads = 128, .min_blocks = 6}>(c, vB, info, bytes, restore);
     potrf_shape<S{.threads = 256, .min_blocks = 3}>(c, vB, info, bytes, restore);
     potrf_shape<S{.threads = 256, .min_blocks = 4}>(c, vB, info, bytes, restore);
+    // the same with the final stores' addresses from an opaque ld (tuning.hpp)
+    potrf_shape<S{.threads = 128, .opaque_ld = true}>(c, vB, info, bytes, restore);
+    potrf_shape<S{.threads = 128, .min_blocks = 4, .opaque_ld = true}>(c, vB, info, bytes, restore);
+    potrf_shape<S{.threads = 128, .min_blocks = 5, .opaque_ld = true}>(c, vB, info, bytes, restore);
+    potrf_shape<S{.threads = 128, .min_blocks = 6, .opaque_ld = true}>(c, vB, info, bytes, restore);
+    potrf_shape<S{.threads = 256, .min_blocks = 3, .opaque_ld = true}>(c, vB, info, bytes, restore);
+    potrf_shape<S{.threads = 256, .min_blocks = 4, .opaque_ld = true}>(c, vB, info, bytes, restore);
     restore();
     TINYBATCH_CUDA_CHECK(cudaDeviceSynchronize());
     TINYBATCH_CUDA_CHECK(cudaFree(A0));

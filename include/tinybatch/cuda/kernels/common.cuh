@@ -68,6 +68,30 @@ __device__ constexpr T sfmin() {
 
 // ---- where matrix k lives -----------------------------------------------------------------
 
+/// `x`, unknown to the optimizer from here on. The row-per-thread kernels read a row at
+/// element offsets c * ld and, after the n steps, write it (or read it again) at the same
+/// offsets; nvcc then keeps the loads' n 64-bit offsets live across every step, which under
+/// the tuned register caps spills (potrf float n = 32 at 102 registers: 92 bytes of spill
+/// stores, 172 of loads). Addresses formed from opaque(ld) are recomputed where they are
+/// used (a multiply-add each) and those spills go, but where no cap binds the kernel may
+/// take more registers instead (potrf float n = 16: 56 -> 77), so it is a tuned choice
+/// (launch_shape::opaque_ld; bench/results/gpu-h200-18b075f-dirty-ab-opaque-ld.txt).
+__device__ __forceinline__ int opaque(int x) {
+  asm("" : "+r"(x));
+  return x;
+}
+template <class E>
+__device__ __forceinline__ E* opaque(E* x) {
+  asm("" : "+l"(x));
+  return x;
+}
+/// opaque(x) where ON, else x.
+template <bool ON, class X>
+__device__ __forceinline__ X opaque_if(X x) {
+  if constexpr (ON) return opaque(x);
+  else return x;
+}
+
 /// Strided batch: matrix k at data + k * stride, leading dimension ld.
 template <class E>
 struct strided_at {

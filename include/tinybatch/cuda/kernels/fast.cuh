@@ -84,9 +84,9 @@ void potrf_with(CUstream_st* stream, uplo u, const V& A, int* info) {
   constexpr int threads = k::fit_threads(S.threads, w, int(sizeof(T)) * 2 * k::vec_stride<T>(n)), mb = S.min_blocks;
   const unsigned grid = k::grid_for(A.count(), threads / w);
   if (u == uplo::upper)
-    k::potrf_kernel<T, n, threads, mb, true><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
+    k::potrf_kernel<T, n, threads, mb, true, S.opaque_ld><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
   else
-    k::potrf_kernel<T, n, threads, mb, false><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
+    k::potrf_kernel<T, n, threads, mb, false, S.opaque_ld><<<grid, threads, 0, stream>>>(k::at_of(A), A.count(), info);
   check_launch("tinybatch::cuda potrf (fast)");
 }
 }  // namespace detail_fast

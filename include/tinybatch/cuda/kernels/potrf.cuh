@@ -17,7 +17,11 @@ namespace tinybatch::cuda::fast_kernels {
 /// variant staged through a block-wide shared-memory tile lost at every n in two sweeps on
 /// the H100, left- and right-looking: bench/results/gpu-h100-1b98ad3-dirty-sweep.csv,
 /// gpu-h100-b415ef3-dirty-sweep-potrf.csv; it was removed.)
-template <class T, int N, int THREADS, int MINB, bool UPPER, class At>
+///
+/// OPAQUE (launch_shape::opaque_ld): the late re-reads and the final stores form their
+/// addresses from opaque(A(k)) and opaque(A.ld) (common.cuh), so that nvcc recomputes them
+/// instead of keeping the loads' n 64-bit column offsets live across the n steps.
+template <class T, int N, int THREADS, int MINB, bool UPPER, bool OPAQUE, class At>
 __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB)) potrf_kernel(At A, index_t count, int* info) {
   constexpr int W = seg_width(N), NB = THREADS / W;
   constexpr int BS = vec_stride<T>(N);
@@ -25,7 +29,7 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB)) potrf_kernel(At 
   const int seg = threadIdx.x / W, r = threadIdx.x % W;
   const bool lane_ok = r < N;
   // element c of row r of the factor in A: (r, c) of the lower triangle, (c, r) of the upper
-  const auto at = [&](T* m, int c) { return UPPER ? m + c + index_t(r) * A.ld : m + r + index_t(c) * A.ld; };
+  const auto at = [&](T* m, int c, int ld) { return UPPER ? m + c + index_t(r) * ld : m + r + index_t(c) * ld; };
   for (index_t k0 = index_t(blockIdx.x) * NB; k0 < count; k0 += index_t(gridDim.x) * NB) {
     const index_t k = k0 + seg;
     const bool live = k < count;
@@ -33,7 +37,7 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB)) potrf_kernel(At 
     {
       T* m = lane_ok && live ? A(k) : nullptr;
 #pragma unroll
-      for (int c = 0; c < N; ++c) a[c] = m && c <= r ? *at(m, c) : T(0);
+      for (int c = 0; c < N; ++c) a[c] = m && c <= r ? *at(m, c, A.ld) : T(0);
     }
     // Right-looking: at step j the segment takes the diagonal d from thread j, every row
     // below scales its element of column j, puts it in the broadcast buffer, and subtracts
@@ -68,16 +72,19 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB)) potrf_kernel(At 
     // and everything right of it keep their input values. The right-looking steps before it
     // updated them, so rows below j read theirs again (the input is still in place).
     if (inf != 0 && lane_ok && live && r >= inf) {
+      T* const m = opaque_if<OPAQUE>(A(k));
+      const int ld = opaque_if<OPAQUE>(A.ld);
 #pragma unroll
       for (int c = 0; c < N; ++c) {
-        if (c >= inf - 1 && c <= r) a[c] = *at(A(k), c);
+        if (c >= inf - 1 && c <= r) a[c] = *at(m, c, ld);
       }
     }
     if (lane_ok && live) {
-      T* m = A(k);
+      T* const m = opaque_if<OPAQUE>(A(k));
+      const int ld = opaque_if<OPAQUE>(A.ld);
 #pragma unroll
       for (int c = 0; c < N; ++c)
-        if (c <= r) *at(m, c) = a[c];
+        if (c <= r) *at(m, c, ld) = a[c];
     }
     if (r == 0 && live) info[k] = inf;
     __syncwarp();  // every lane done with the broadcast rows before the next matrix

@@ -29,6 +29,9 @@ struct launch_shape {
                             ///< inverse_rows_kernel)
   bool pipelined = false;   ///< solves at n > 16: each warp loops over matrices, the next
                             ///< one's loads in flight by cp.async (solve_pipelined_kernel)
+  bool opaque_ld = false;   ///< potrf: the final stores' addresses from an ld the optimizer
+                            ///< cannot see through (common.cuh opaque): no spills of the
+                            ///< column offsets at n >= 24, more registers where no cap binds
 };
 
 /// Threads per block for `op` on n x n matrices of `elem_bytes`-byte elements on sm_90.
@@ -173,18 +176,29 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // The best shape swept was at most .02 above these. The staged kernel (a tile per block)
       // lost at every n again (.32 - .93). Upper triangles (a thread's row of U^T is a column
       // of A: strided loads) were not timed.
+      //
+      // opaque_ld (the final stores' addresses from an opaque ld, common.cuh): same-run A/B
+      // on an H200, bench/results/gpu-h200-18b075f-dirty-ab-opaque-ld.txt, best shape without
+      // -> with it: double n=16 .92 -> .93, 20 .60 -> .61, 24 .63 -> .72, 32 .61 -> .72;
+      // float n=16 .64 -> .64, 20 .40 -> .41, 24 .46 -> .52, 32 .47 -> .65 (ptxas: the
+      // spills of double n=24 and float n=32 go; float n=16 takes 77 registers instead of 56).
+      // Then on an H100, one sweep (bench/results/gpu-h100-18b075f-dirty-opaque-ld-sweep-
+      // potrf.log), best shape without -> with: double n=20 .82 -> .85, 24 .85 -> 1.01,
+      // 32 .83 -> .92; float n=20 .56 -> .57, 24 .64 -> .72, 32 .63 -> .88 (and at n <= 16
+      // no shape with it beat the best without).
       if (elem_bytes == 8) {
         if (n <= 5) return {.threads = 128, .min_blocks = 6};   // <= 85 registers
         if (n <= 8) return {.threads = 128};
-        if (n <= 24) return {.threads = 128, .min_blocks = 6};
-        return {.threads = 128, .min_blocks = 4};               // <= 128
+        if (n <= 16) return {.threads = 128, .min_blocks = 6};
+        if (n <= 24) return {.threads = 128, .min_blocks = 6, .opaque_ld = true};
+        return {.threads = 128, .min_blocks = 5, .opaque_ld = true};  // <= 102
       }
       if (n <= 5) return {.threads = 128};
       if (n <= 8) return {.threads = 128, .min_blocks = 6};
       if (n <= 12) return {.threads = 128};
       if (n <= 16) return {.threads = 128, .min_blocks = 6};
-      if (n <= 24) return {.threads = 256, .min_blocks = 4};    // <= 64
-      return {.threads = 128, .min_blocks = 5};                 // <= 102
+      if (n <= 20) return {.threads = 256, .min_blocks = 4};    // <= 64
+      return {.threads = 256, .min_blocks = 4, .opaque_ld = true};
     case fast_op::getrs:
       // Direct kernel (solve.cuh: the factor straight from global memory, no tile, no block
       // barrier). Sweeps bench/results/gpu-h100-b415ef3-dirty-sweep-solves.csv (no_trans) and
