@@ -9,11 +9,11 @@
 // (getrs and potrs also run tinybatch's generic one-thread-per-matrix kernel: tinybatch_generic)
 // n in {2, 3, 4, 5, 8, 12, 16, 20, 24, 32}, float and double, `--gib` GiB per operand
 // (default 1). Times: CUDA events around the call alone, median of --reps (default 7) after
-// one warm-up; in-place routines get their input restored by a device copy before each run,
+// --warmup-ms (default 100) of warm-up runs (timing.hpp); in-place routines get their input restored by a device copy before each run,
 // outside the timed interval. Roofline = bytes (each input read once, each output written
 // once) / the device-to-device copy bandwidth measured at the start of the same run.
 //
-//   bench_gpu [--gib 1] [--reps 7] [--csv file] [--commit id] [--ops gemm,getrf,...]
+//   bench_gpu [--gib 1] [--reps 7] [--warmup-ms 100] [--csv file] [--commit id] [--ops gemm,getrf,...]
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 
@@ -29,6 +29,8 @@
 
 #include <tinybatch/cuda.hpp>
 
+#include "timing.hpp"
+
 namespace tb = tinybatch;
 using tb::index_t;
 
@@ -40,6 +42,7 @@ namespace {
 struct options {
   double gib = 1.0;
   int reps = 7;
+  double warmup_ms = 100;
   std::string csv = "bench_gpu.csv", commit = "unknown", ops = "gemm,getrf,inverse,potrf,getrs,potrs";
   bool has(const char* op) const { return ("," + ops + ",").find("," + std::string(op) + ",") != std::string::npos; }
 };
@@ -55,23 +58,11 @@ double bw_gbs = 0;  // measured D2D, GB/s counting read + write
 
 cudaEvent_t ev0, ev1;
 
-/// Median time in ms of `run` over reps after a warm-up; `restore` runs before each, untimed.
+/// Median time in ms of `run` over reps after o.warmup_ms of warm-up (timing.hpp); `restore`
+/// runs before each, untimed.
 double time_ms(const options& o, const std::function<void()>& run,
                const std::function<void()>& restore = {}) {
-  std::vector<float> t;
-  for (int r = 0; r <= o.reps; ++r) {
-    if (restore) restore();
-    CK(cudaEventRecord(ev0));
-    run();
-    CK(cudaEventRecord(ev1));
-    CK(cudaEventSynchronize(ev1));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, ev0, ev1));
-    if (r > 0) t.push_back(ms);
-  }
-  CK(cudaGetLastError());
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return tb_bench::median_ms(ev0, ev1, o.reps, o.warmup_ms, run, restore);
 }
 
 void record(const char* op, const char* impl, const char* prec, int n, index_t batch, double ms,
@@ -241,20 +232,11 @@ void bench_n(const options& o) {
     ms = time_ms(o, [&] { CB(matinv_b(cublas, N, Ap, Cp, info, ib)); });
     record("inverse", "cublas_matinv", prec, N, batch, ms, 2 * n3, bytes);
     // getrf + getri: restore, factor (timed), invert (timed)
-    std::vector<float> t;
-    for (int r = 0; r <= o.reps; ++r) {
-      restore();
-      CK(cudaEventRecord(ev0));
+    ms = time_ms(o, [&] {
       CB(getrf_b(cublas, N, Ap, piv, info, ib));
       CB(getri_b(cublas, N, Ap, piv, Cp, info, ib));
-      CK(cudaEventRecord(ev1));
-      CK(cudaEventSynchronize(ev1));
-      float x;
-      CK(cudaEventElapsedTime(&x, ev0, ev1));
-      if (r) t.push_back(x);
-    }
-    std::sort(t.begin(), t.end());
-    record("inverse", "cublas_getrf+getri", prec, N, batch, t[t.size() / 2], 2 * n3, bytes);
+    }, restore);
+    record("inverse", "cublas_getrf+getri", prec, N, batch, ms, 2 * n3, bytes);
     restore();
     CB(getrf_b(cublas, N, Ap, piv, info, ib));
     ms = time_ms(o, [&] { CB(getri_b(cublas, N, Ap, piv, Cp, info, ib)); });
@@ -338,6 +320,7 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--gib") o.gib = std::atof(argv[i + 1]);
     else if (a == "--reps") o.reps = std::atoi(argv[i + 1]);
+    else if (a == "--warmup-ms") o.warmup_ms = std::atof(argv[i + 1]);
     else if (a == "--csv") o.csv = argv[i + 1];
     else if (a == "--commit") o.commit = argv[i + 1];
     else if (a == "--ops") o.ops = argv[i + 1];
@@ -376,8 +359,8 @@ int main(int argc, char** argv) {
   if (FILE* f = std::fopen(o.csv.c_str(), "w")) {
     std::fprintf(f, "# device %s, %d SMs, L2 %d MB\n# d2d bandwidth %.0f GB/s (read+write)\n",
                  prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, bw_gbs);
-    std::fprintf(f, "# date %s\n# commit %s\n# %.3f GiB per operand, median of %d after a warm-up\n",
-                 date, o.commit.c_str(), o.gib, o.reps);
+    std::fprintf(f, "# date %s\n# commit %s\n# %.3f GiB per operand, median of %d after %.0f ms of warm-up\n",
+                 date, o.commit.c_str(), o.gib, o.reps, o.warmup_ms);
     std::fprintf(f, "op,impl,prec,n,batch,ms,gflops,gbs,roofline_fraction\n");
     for (const row& r : rows)
       std::fprintf(f, "%s,%s,%s,%d,%lld,%.5f,%.2f,%.1f,%.4f\n", r.op.c_str(), r.impl.c_str(),

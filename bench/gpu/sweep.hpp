@@ -16,6 +16,7 @@ using tinybatch::index_t;
 struct options {
   double gib = 1.0;
   int reps = 7;
+  double warmup_ms = 100;  ///< warm-up wall time before each timing (timing.hpp)
   std::string ops = "getrf,inverse,potrf,gemm";  ///< which parts of each (type, n) to run
   std::string sizes;                             ///< which n to run (empty: every n built)
   bool has(const char* op) const { return ("," + ops + ",").find("," + std::string(op) + ",") != std::string::npos; }

@@ -1,5 +1,5 @@
 // The tuning sweep behind cuda/kernels/tuning.hpp (issue #4), on the GPU machine:
-//   sweep_gpu [--gib 1] [--reps 7] [--csv file] [--commit id] [--ops getrf,inverse,potrf,gemm]
+//   sweep_gpu [--gib 1] [--reps 7] [--warmup-ms 100] [--csv file] [--commit id] [--ops getrf,inverse,potrf,gemm]
 //             [--n 16,32 (default: every n built)]
 // Runs every part of sweep.hpp (sweep_part.cu): getrf and the fast inverse at each launch
 // shape and pivot search (against cublas<t>getrfBatched for getrf), and
@@ -17,6 +17,7 @@
 #include <tinybatch/cuda/error.hpp>
 
 #include "sweep.hpp"
+#include "timing.hpp"
 
 int main(int argc, char** argv) {
   sweep::options o;
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--gib") o.gib = std::atof(argv[i + 1]);
     else if (a == "--reps") o.reps = std::atoi(argv[i + 1]);
+    else if (a == "--warmup-ms") o.warmup_ms = std::atof(argv[i + 1]);
     else if (a == "--csv") csv = argv[i + 1];
     else if (a == "--commit") commit = argv[i + 1];
     else if (a == "--ops") o.ops = argv[i + 1];
@@ -42,20 +44,7 @@ int main(int argc, char** argv) {
   std::vector<sweep::row> rows;
   sweep::context c{o, 0, &rows, {}};
   c.time_restored = [&](const std::function<void()>& run, const std::function<void()>& restore) {
-    std::vector<float> t;
-    for (int r = 0; r <= o.reps; ++r) {
-      if (restore) restore();
-      TINYBATCH_CUDA_CHECK(cudaEventRecord(ev0));
-      run();
-      TINYBATCH_CUDA_CHECK(cudaEventRecord(ev1));
-      TINYBATCH_CUDA_CHECK(cudaEventSynchronize(ev1));
-      float ms = 0;
-      TINYBATCH_CUDA_CHECK(cudaEventElapsedTime(&ms, ev0, ev1));
-      if (r > 0) t.push_back(ms);
-    }
-    TINYBATCH_CUDA_CHECK(cudaGetLastError());
-    std::sort(t.begin(), t.end());
-    return double(t[t.size() / 2]);
+    return tb_bench::median_ms(ev0, ev1, o.reps, o.warmup_ms, run, restore);
   };
   c.time_ms = [&](const std::function<void()>& run) { return c.time_restored(run, {}); };
   cudaDeviceProp prop;
@@ -82,8 +71,8 @@ int main(int argc, char** argv) {
   if (FILE* f = std::fopen(csv.c_str(), "w")) {
     std::fprintf(f, "# device %s, %d SMs, L2 %d MB\n# d2d bandwidth %.0f GB/s (read+write)\n", prop.name,
                  prop.multiProcessorCount, prop.l2CacheSize >> 20, c.bw_gbs);
-    std::fprintf(f, "# date %s\n# commit %s\n# %.3f GiB per operand, median of %d after a warm-up (tuning sweep)\n",
-                 date, commit.c_str(), o.gib, o.reps);
+    std::fprintf(f, "# date %s\n# commit %s\n# %.3f GiB per operand, median of %d after %.0f ms of warm-up (tuning sweep)\n",
+                 date, commit.c_str(), o.gib, o.reps, o.warmup_ms);
     std::fprintf(f, "op,impl,prec,n,batch,ms,gflops,gbs,roofline_fraction\n");
     for (const sweep::row& r : rows)
       std::fprintf(f, "%s,%s,%s,%d,%lld,%.5f,%.2f,%.1f,%.4f\n", r.op.c_str(), r.impl.c_str(), r.prec.c_str(), r.n,

@@ -28,3 +28,10 @@ cmake -S "$here" -B "$prefix/cmake-build" -DCMAKE_PREFIX_PATH="$root" >/dev/null
 cmake --build "$prefix/cmake-build" >/dev/null
 "$prefix/cmake-build/consumer"
 if [ -f "$prefix/cmake-build/consumer_cuda" ]; then echo "consumer_cuda (CMake tinybatch::cuda): linked"; fi
+# the version file: another major version must not be found
+if cmake -S "$here" -B "$prefix/cmake-v1" -DCMAKE_PREFIX_PATH="$root" -DTB_VERSION=1.0 >/dev/null 2>&1; then
+  echo "CMake: find_package(tinybatch 1.0) accepted version $(meson introspect "$build" --projectinfo |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')"
+  exit 1
+fi
+echo "CMake: find_package(tinybatch 1.0) refused (SameMajorVersion)"
