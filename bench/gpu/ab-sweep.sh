@@ -10,8 +10,9 @@
 # Arguments go to sweep_gpu (--gib, --reps, --ops, --n). Knobs: TB_AB_ROUNDS (default 2),
 # TB_SWEEP_BUILD (meson's sweep_build mask, default 7: getrf, inverse, potrf), TB_SWEEP_SIZES
 # (meson's sweep_sizes, for example 16,32: build only those n; default all).
-# Writes $OUT/ab-{base,new}-<round>.csv and prints, per (op, type, n, shape), the median
-# roofline fraction of each side and their difference.
+# Prints, per (op, type, n, shape), the median roofline fraction of each side and their
+# difference (also in $OUT/ab-table.txt); the rounds' CSVs and logs go to $OUT/ab-runs.tar
+# (the device tool brings back only a few files per call).
 set -uo pipefail
 root=$(pwd)
 out=${OUT:-$root/device-logs}
@@ -41,7 +42,7 @@ for r in $(seq 1 "${TB_AB_ROUNDS:-2}"); do
   "$base/build-ab/bench/gpu/sweep_gpu" --csv "$out/ab-base-$r.csv" --commit base "$@" >"$out/ab-base-$r.log" 2>&1
   "$root/build-ab/bench/gpu/sweep_gpu" --csv "$out/ab-new-$r.csv" --commit new "$@" >"$out/ab-new-$r.log" 2>&1
 done
-python3 - "$out" <<'PY'
+python3 - "$out" <<'PY' | tee "$out/ab-table.txt"
 import csv, glob, statistics, sys
 out = sys.argv[1]
 fr = {}
@@ -58,3 +59,5 @@ for key in sorted(fr):
     mb, mn = statistics.median(b), statistics.median(n)
     print(f"{key[0]:8} {key[1]:1} {key[2]:2d} {key[3]:28} {mb:6.3f} {mn:6.3f} {mn - mb:+6.3f}")
 PY
+(cd "$out" && tar -cf ab-runs.tar ab-base-*.csv ab-new-*.csv ab-base-*.log ab-new-*.log &&
+  rm -f ab-base-*.csv ab-new-*.csv ab-base-*.log ab-new-*.log)

@@ -3,7 +3,8 @@
 #   source .device-deps/env.sh; TB_COMMIT=<id> bench/gpu/run-all.sh
 # builds the GPU tests and bench_gpu (in parallel), runs the benchmark first (an idle GPU),
 # then tests/cuda/run-device.sh (full grid, then memcheck and racecheck on the small grid).
-# Everything lands in $OUT: bench-build.log, bench.log, bench_gpu.csv and the test logs.
+# Everything lands in $OUT: bench.log, bench_gpu.csv, summary.txt, the sweep's files, and
+# logs.tar (the build and test logs).
 # Knobs: TB_GIB (GiB per operand, default 1), TB_BENCH_OPS, TB_SKIP_TESTS=1, TB_SKIP_BENCH=1,
 # TB_SWEEP=1 (also build and run the tuning sweep sweep_gpu: sweep_gpu.csv, sweep.log),
 # TB_SWEEP_OPS (sweep_gpu --ops, default getrf,inverse,potrf,gemm; getrs,potrs too),
@@ -63,3 +64,7 @@ fi
 table=cat
 command -v column >/dev/null && table="column -t"  # the GPU machine has no column
 [ -f "$out/bench.log" ] && grep -v '^#' "$out/bench.log" | awk '{print $1, $2, $3, $4, $6, $7, $13, $14}' | $table
+# The device tool brings back at most 8 files a call: the build and test logs travel as one
+# tar (logs.tar), the CSVs, bench.log, sweep.log and summary.txt loose.
+(cd "$out" && ls bench-build.log test-build.log build.log tests.log memcheck.log racecheck.log 2>/dev/null |
+  xargs -r tar -cf logs.tar && rm -f bench-build.log test-build.log build.log tests.log memcheck.log racecheck.log)
