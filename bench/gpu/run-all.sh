@@ -66,5 +66,5 @@ command -v column >/dev/null && table="column -t"  # the GPU machine has no colu
 [ -f "$out/bench.log" ] && grep -v '^#' "$out/bench.log" | awk '{print $1, $2, $3, $4, $6, $7, $13, $14}' | $table
 # The device tool brings back at most 8 files a call: the build and test logs travel as one
 # tar (logs.tar), the CSVs, bench.log, sweep.log and summary.txt loose.
-(cd "$out" && ls bench-build.log test-build.log build.log tests.log memcheck.log racecheck.log 2>/dev/null |
-  xargs -r tar -cf logs.tar && rm -f bench-build.log test-build.log build.log tests.log memcheck.log racecheck.log)
+(cd "$out" && set -- $(ls bench-build.log test-build.log build.log tests.log memcheck.log racecheck.log 2>/dev/null) &&
+  [ $# -gt 0 ] && tar -cf logs.tar "$@" && rm -f "$@") || true

@@ -155,6 +155,17 @@ void solve_shapes(const sweep::context& c, const char* op, const tb::strided_vie
     solve_shape<S{.threads = 128, .min_blocks = 6, .transpose = true}, K>(c, op, A, pv, b, bytes, restore);
     solve_shape<S{.threads = 256, .min_blocks = 4, .transpose = true}, K>(c, op, A, pv, b, bytes, restore);
   }
+  // the tuned shape and the transposing ones with the factor's offsets formed per matrix
+  solve_shape<S{tuned.threads, tuned.min_blocks, tuned.per_matrix, tuned.packed, tuned.transpose, tuned.rows,
+                tuned.pipelined, true}, K>(c, op, A, pv, b, bytes, restore);
+  solve_shape<S{.threads = 64, .opaque_ld = true}, K>(c, op, A, pv, b, bytes, restore);
+  solve_shape<S{.threads = 128, .opaque_ld = true}, K>(c, op, A, pv, b, bytes, restore);
+  if constexpr (K != k::solve_kind::getrs_n) {
+    solve_shape<S{.threads = 64, .transpose = true, .opaque_ld = true}, K>(c, op, A, pv, b, bytes, restore);
+    solve_shape<S{.threads = 128, .transpose = true, .opaque_ld = true}, K>(c, op, A, pv, b, bytes, restore);
+    solve_shape<S{.threads = 128, .min_blocks = 6, .transpose = true, .opaque_ld = true}, K>(c, op, A, pv, b, bytes,
+                                                                                            restore);
+  }
   if constexpr (N > 16) {  // one warp per matrix, looping, the next matrix in flight
     solve_shape<S{.threads = 32, .pipelined = true}, K>(c, op, A, pv, b, bytes, restore);
     solve_shape<S{.threads = 64, .pipelined = true}, K>(c, op, A, pv, b, bytes, restore);

@@ -116,7 +116,7 @@ void solve_with(CUstream_st* stream, const VA& A, const pivot_view& ipiv, const 
   } else {
     constexpr int bytes = S.transpose ? int(sizeof(T)) * k::solve_tile_stride(n) : 0;
     constexpr int threads = k::fit_threads(S.threads, w, bytes);
-    k::solve_kernel<T, n, nrhs, threads, S.min_blocks, K, S.transpose>
+    k::solve_kernel<T, n, nrhs, threads, S.min_blocks, K, S.transpose, S.opaque_ld>
         <<<k::grid_for(B.count(), threads / w), threads, 0, stream>>>(k::at_of(A), ipiv, k::at_of(B),
                                                                       B.count(), info);
   }

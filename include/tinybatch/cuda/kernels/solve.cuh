@@ -134,7 +134,13 @@ __device__ __forceinline__ void substitute(T (&b)[NRHS], F&& f, T d, int r) {
 /// thread loads the elements of its row that some row needs, coalesced, writes them to its
 /// segment's shared-memory tile (row-major, odd pitch) and reads its column back from there
 /// after a __syncwarp (no block barrier).
-template <class T, int N, int NRHS, int THREADS, int MINB, solve_kind K, bool XPOSE, class AtA, class AtB>
+///
+/// OPAQUE (launch_shape::opaque_ld): the factor's leading dimension goes through opaque()
+/// (common.cuh) for each matrix, so that nvcc forms the n load offsets per matrix instead of
+/// hoisting them out of the loop over matrices: hoisted, they held 64 of potrs float n = 32's
+/// 122 registers (SASS, bench/results/gpu-sm90-2d8b5d1-sass-float32.txt).
+template <class T, int N, int NRHS, int THREADS, int MINB, solve_kind K, bool XPOSE, bool OPAQUE, class AtA,
+          class AtB>
 __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     solve_kernel(AtA A, pivot_view ipiv, AtB B, index_t count, const int* info) {
   using tr = solve_traits<K>;
@@ -145,6 +151,7 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
   const bool lane_ok = r < N;
   for (index_t k0 = index_t(blockIdx.x) * NB; k0 < count; k0 += index_t(gridDim.x) * NB) {
     const index_t k = k0 + seg;
+    const int lda = opaque_if<OPAQUE>(A.ld);
     const bool active = k < count && (info == nullptr || info[k] == 0);
     int pos = r;
     if constexpr (tr::pivoted) pos = solve_row<N, W>(active && lane_ok ? ipiv[k][r] - 1 : r, r);
@@ -167,16 +174,16 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
 #pragma unroll
       for (int c = 0; c < N; ++c) {
         const bool need = c < r ? tr::fwd_row || !tr::bwd_row : c > r ? tr::bwd_row || !tr::fwd_row : false;
-        g[c] = a && need ? a[r + index_t(c) * A.ld] : T(0);
+        g[c] = a && need ? a[r + index_t(c) * lda] : T(0);
         if (lane_ok) x[r * P + c] = g[c];
       }
-      d = a ? a[r + index_t(r) * A.ld] : T(1);
+      d = a ? a[r + index_t(r) * lda] : T(1);
       __syncwarp();
     } else {
       const T* a = active && lane_ok ? A(k) : nullptr;
 #pragma unroll
-      for (int j = 0; j < N; ++j) g[j] = a ? a[solve_elem<K>(r, j, A.ld)] : T(0);
-      d = a ? a[r + index_t(r) * A.ld] : T(1);
+      for (int j = 0; j < N; ++j) g[j] = a ? a[solve_elem<K>(r, j, lda)] : T(0);
+      d = a ? a[r + index_t(r) * lda] : T(1);
     }
     // XP: a column element (j, r) comes from the tile, where row j put it.
     const T* xc = tile + seg * TS + r;

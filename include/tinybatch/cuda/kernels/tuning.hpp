@@ -31,7 +31,9 @@ struct launch_shape {
                             ///< one's loads in flight by cp.async (solve_pipelined_kernel)
   bool opaque_ld = false;   ///< potrf: the final stores' addresses from an ld the optimizer
                             ///< cannot see through (common.cuh opaque): no spills of the
-                            ///< column offsets at n >= 24, more registers where no cap binds
+                            ///< column offsets at n >= 24, more registers where no cap binds;
+                            ///< solves (solve_kernel): the factor's load offsets formed per
+                            ///< matrix, not hoisted out of the loop over matrices
 };
 
 /// Threads per block for `op` on n x n matrices of `elem_bytes`-byte elements on sm_90.
@@ -221,6 +223,16 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // shape before -> shape here: double n=20 .75 -> .80, 24 .81 -> .84, 32 .85 (kept:
       // pipelined .81; trans would gain, .79 -> .85); float n=20 .59 -> .64, 24 .65 -> .68,
       // 32 .75 -> .79.
+      //
+      // opaque_ld (solve_kernel forms the factor's load offsets per matrix instead of keeping
+      // them hoisted: potrs float n = 32 122 -> 56 registers, double 166 -> 104), one H100
+      // sweep (bench/results/gpu-h100-31f6e56-dirty-sweep-solves-opaque.csv), no_trans / trans,
+      // shape before -> shape here: double n=16 .98 / .98 -> .99 / .99, 32 .84 / .74 -> .94 /
+      // .83; float n=16 .91 / .70 -> .97 / .80, 24 .68 / .69 -> .86 / .71, 32 .78 / .79 -> .95
+      // / .82 (at float n = 24, 32 the transpose serves trans, no_trans reads directly).
+      if (elem_bytes == 4 && n > 20) return {.threads = 128, .transpose = true, .opaque_ld = true};
+      if (n == 16 || (elem_bytes == 8 && n > 24))
+        return {.threads = 128, .min_blocks = 6, .transpose = true, .opaque_ld = true};  // <= 85
       if (n > 16 && (elem_bytes == 4 || n <= 24)) return {.threads = 128, .pipelined = true};
       if (elem_bytes == 8) {
         if (n == 5 || n == 12) return {.threads = 256, .min_blocks = 6};             // <= 42 registers
@@ -249,8 +261,13 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // (pipelined), 32 .93 (64 threads through the transpose, unchanged; it was .78 before
       // scale_at); float n=16 .81 -> .92 (64 threads, transpose), 20 .43 -> .64 and 24 .50
       // -> .66 (pipelined), 32 .69 -> .76 (64 threads, transpose).
+      // opaque_ld (getrs above; same sweep), shape before -> shape here: double n=24 .81 ->
+      // .91, 32 .92 -> 1.08; float n=24 .66 -> .69, 32 .75 -> 1.01 (float n = 16: .91 without,
+      // .84 with: not taken).
+      if (n > 24) return {.threads = 64, .transpose = true, .opaque_ld = true};
+      if (n > 20 && n <= 24) return {.threads = 128, .min_blocks = 6, .transpose = true, .opaque_ld = true};
       if (n > 16 && n <= 24) return {.threads = 128, .pipelined = true};
-      if (elem_bytes == 4 && (n == 16 || n > 24)) return {.threads = 64, .transpose = true};
+      if (elem_bytes == 4 && n == 16) return {.threads = 64, .transpose = true};
       if (elem_bytes == 8) {
         // Since scale_at (sweep above): n = 3 .80 at 42 registers (256 threads, 6 blocks; .95
         // before it) against .93 at 128 threads uncapped; n = 5 .77 through the transpose,
