@@ -23,8 +23,9 @@ export OUT=$out
     meson setup build-bench -Dcuda=enabled -Dtests=false -Dbenchmarks=true -Dexamples=false
   [ -n "${TB_SWEEP_BUILD:-}" ] && meson configure build-bench -Dsweep_build="$TB_SWEEP_BUILD"
   [ -n "${TB_SWEEP_SIZES:-}" ] && meson configure build-bench -Dsweep_sizes="$TB_SWEEP_SIZES"
-  ninja -C build-bench $([ "${TB_SKIP_BENCH:-0}" != 1 ] && echo bench/gpu/bench_gpu) \
-    $([ "${TB_SWEEP:-0}" = 1 ] && echo bench/gpu/sweep_gpu)
+  # (nothing to build when neither is asked for: ninja without targets builds everything)
+  targets="$([ "${TB_SKIP_BENCH:-0}" != 1 ] && echo bench/gpu/bench_gpu) $([ "${TB_SWEEP:-0}" = 1 ] && echo bench/gpu/sweep_gpu)"
+  [ -z "${targets// /}" ] || ninja -C build-bench $targets
 ) >"$out/bench-build.log" 2>&1 &
 bpid=$!
 (
