@@ -9,8 +9,8 @@
 // (getrs and potrs also run tinybatch's generic one-thread-per-matrix kernel: tinybatch_generic)
 // n in {2, 3, 4, 5, 8, 12, 16, 20, 24, 32}, float and double, `--gib` GiB per operand
 // (default 1). Times: CUDA events around the call alone, median of --reps (default 7) after
-// --warmup-ms (default 100) of warm-up runs (timing.hpp); in-place routines get their input restored by a device copy before each run,
-// outside the timed interval. Roofline = bytes (each input read once, each output written
+// --warmup-ms (default 100) of warm-up runs (timing.hpp); in-place routines get their input
+// restored by a device copy before each run, outside the timed interval. Roofline = bytes (each input read once, each output written
 // once) / the device-to-device copy bandwidth measured at the start of the same run.
 //
 //   bench_gpu [--gib 1] [--reps 7] [--warmup-ms 100] [--csv file] [--commit id] [--ops gemm,getrf,...]

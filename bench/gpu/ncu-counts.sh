@@ -29,10 +29,10 @@ for op in ${ops//,/ }; do
       csv=$(ncu --csv --print-units base --metrics $metrics --kernel-name-base mangled --kernel-name "regex:${op}_.*I${t}Li${n}E" \
               --launch-count 1 build-ncu/bench/gpu/sweep_gpu --ops $op --n $n --gib $gib --reps 1 --warmup-ms 0 2>/dev/null |
             grep '^"')
-      python3 - "$op" "$t" "$n" "$batch" <<PY
-import csv, io, sys
+      NCU_CSV="$csv" python3 - "$op" "$t" "$n" "$batch" <<'PY'
+import csv, io, os, sys
 op, t, n, batch = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-rows = list(csv.DictReader(io.StringIO('''$csv''')))
+rows = list(csv.DictReader(io.StringIO(os.environ["NCU_CSV"])))
 m = {r["Metric Name"]: float(r["Metric Value"].replace(",", "")) for r in rows}
 if not m:
     print(f"{op:8} {t} {n:2d} no kernel profiled"); sys.exit()

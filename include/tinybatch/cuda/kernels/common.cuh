@@ -75,7 +75,9 @@ __device__ constexpr T sfmin() {
 /// stores, 172 of loads). Addresses formed from opaque(ld) are recomputed where they are
 /// used (a multiply-add each) and those spills go, but where no cap binds the kernel may
 /// take more registers instead (potrf float n = 16: 56 -> 77), so it is a tuned choice
-/// (launch_shape::opaque_ld; bench/results/gpu-h200-18b075f-dirty-ab-opaque-ld.txt).
+/// (launch_shape::opaque_ld; bench/results/gpu-h200-18b075f-dirty-ab-opaque-ld.txt). The
+/// solves' loads alike: without it nvcc hoists their n offsets out of the loop over matrices
+/// and holds them for the whole kernel (solve.cuh).
 __device__ __forceinline__ int opaque(int x) {
   asm("" : "+r"(x));
   return x;
