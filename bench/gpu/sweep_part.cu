@@ -60,12 +60,16 @@ constexpr bool gemm_size = N >= 16;
 
 
 [[maybe_unused]] constexpr const char* pm_name(k::pivot_method m) {
-  return m == k::pivot_method::butterfly ? "butterfly" : m == k::pivot_method::redux ? "redux" : "fit";
+  return m == k::pivot_method::butterfly ? "butterfly"
+         : m == k::pivot_method::redux   ? "redux"
+         : m == k::pivot_method::split   ? "split"
+                                         : "fit";
 }
 [[maybe_unused]] std::string shape_name(k::launch_shape S) {
   return "t" + std::to_string(S.threads) + "_mb" + std::to_string(S.min_blocks) +
          (S.per_matrix ? "_thread" : S.pipelined ? "_pipelined" : S.transpose ? "_xpose" : "_direct") +
-         (S.rows > 1 ? "_r" + std::to_string(S.rows) : "") + (S.opaque_ld ? "_opq" : "");
+         (S.rows > 1 ? "_r" + std::to_string(S.rows) : "") + (S.opaque_ld ? "_opq" : "") +
+         (S.pivot == k::pivot_method::split ? "_split" : "");
 }
 
 template <k::launch_shape S, k::pivot_method PM = k::default_pivot>
@@ -231,6 +235,13 @@ void run_part(const context& c) {
     getrf_shape<S{.threads = 128, .min_blocks = 6}>(c, vA, pv, info, bytes, restore);  // <= 85
     getrf_shape<S{.threads = 256, .min_blocks = 3}>(c, vA, pv, info, bytes, restore);  // <= 85
     getrf_shape<S{.threads = 256, .min_blocks = 4}>(c, vA, pv, info, bytes, restore);  // <= 64
+    if constexpr (k::seg_width(N) == 8) {  // the split pivot search on segments of 8 lanes
+      getrf_shape<S{.threads = 64}, PM::split>(c, vA, pv, info, bytes, restore, true);
+      getrf_shape<S{.threads = 128}, PM::split>(c, vA, pv, info, bytes, restore, true);
+      getrf_shape<S{.threads = 128, .min_blocks = 5}, PM::split>(c, vA, pv, info, bytes, restore, true);
+      getrf_shape<S{.threads = 128, .min_blocks = 6}, PM::split>(c, vA, pv, info, bytes, restore, true);
+      getrf_shape<S{.threads = 256, .min_blocks = 4}, PM::split>(c, vA, pv, info, bytes, restore, true);
+    }
     if constexpr (N == 3 || N == 5 || N == 6 || N == 7) {
       getrf_shape<S{.threads = 64, .rows = 2}>(c, vA, pv, info, bytes, restore);
       getrf_shape<S{.threads = 128, .rows = 2}>(c, vA, pv, info, bytes, restore);
@@ -274,6 +285,13 @@ void run_part(const context& c) {
     inverse_shape<S{.threads = 128, .min_blocks = 5}>(c, cA, vC, info, bytes);  // <= 102
     inverse_shape<S{.threads = 256, .min_blocks = 3}>(c, cA, vC, info, bytes);  // <= 85
     inverse_shape<S{.threads = 256, .min_blocks = 4}>(c, cA, vC, info, bytes);  // <= 64
+    if constexpr (k::seg_width(N) == 8) {  // the split pivot search on segments of 8 lanes
+      inverse_shape<S{.threads = 64}, PM::split>(c, cA, vC, info, bytes, true);
+      inverse_shape<S{.threads = 128}, PM::split>(c, cA, vC, info, bytes, true);
+      inverse_shape<S{.threads = 128, .min_blocks = 5}, PM::split>(c, cA, vC, info, bytes, true);
+      inverse_shape<S{.threads = 256, .min_blocks = 3}, PM::split>(c, cA, vC, info, bytes, true);
+      inverse_shape<S{.threads = 256, .min_blocks = 4}, PM::split>(c, cA, vC, info, bytes, true);
+    }
     if constexpr (N >= 5) {  // several rows per thread (inverse_rows_kernel)
       inverse_shape<S{.threads = 64, .rows = 2}>(c, cA, vC, info, bytes);
       inverse_shape<S{.threads = 128, .rows = 2}>(c, cA, vC, info, bytes);

@@ -20,7 +20,7 @@ namespace k = fast_kernels;
 namespace detail_fast {
 /// The getrf kernel with launch shape S and pivot search PM (tuning.hpp's, or others:
 /// bench/gpu/sweep_part.cu).
-template <k::launch_shape S, k::pivot_method PM = k::default_pivot, class V>
+template <k::launch_shape S, k::pivot_method PM = S.pivot, class V>
 void getrf_with(CUstream_st* stream, const V& A, const pivot_view& ipiv, int* info) {
   using T = typename V::value_type;
   constexpr int n = V::static_rows, w = k::seg_width((n + S.rows - 1) / S.rows);
@@ -44,7 +44,7 @@ bool getrf(CUstream_st* stream, const V& A, const pivot_view& ipiv, int* info) {
 
 namespace detail_fast {
 /// The inverse kernel with launch shape S (tuning.hpp's, or another one: bench/gpu/sweep.cu).
-template <k::launch_shape S, k::pivot_method PM = k::default_pivot, class VA, class VX>
+template <k::launch_shape S, k::pivot_method PM = S.pivot, class VA, class VX>
 void inverse_with(CUstream_st* stream, const VA& A, const VX& X, int* info) {
   using T = typename VX::value_type;
   constexpr int n = VA::static_rows, w = k::seg_width(n);

@@ -35,18 +35,7 @@ __device__ __forceinline__ unsigned seg_mask() {
   }
 }
 
-/// How pivot_search reduces over the segment of W lanes:
-///   butterfly: log2(W) levels of shuffles of (key, pos * 32 + lane) pairs;
-///   redux: integer keys (the bits of |v| are monotonic as unsigned) reduced by
-///     __reduce_max_sync (float once, double twice: high word, then low word among ties), then
-///     the smallest logical position among the lanes holding the maximum (__reduce_min_sync);
-///   fit: redux where a segment is a whole warp (W = 32), butterfly below. On the H100
-///     (bench/results/gpu-h100-1b98ad3-dirty-sweep-redux-float.log) redux with a mask of
-///     part of the warp, several segments per warp, ran at a third of the butterfly's speed
-///     (float getrf n=2 .66 -> .21; inverse n=16 .55 -> .45); on whole warps it won (float
-///     getrf n=32 .31 -> .43, inverse n=32 .37 -> .48). A ballot shortcut (one lane holding
-///     the maximum wins at once) lost there too (getrf n=32 .39 -> .32).
-enum class pivot_method { butterfly, redux, fit };
+/// How pivot_search reduces over the segment of W lanes: pivot_method (tuning.hpp).
 inline constexpr pivot_method default_pivot = pivot_method::fit;
 
 /// The pivot of column j among the lanes that may still be chosen (`cand`) at logical
@@ -58,7 +47,11 @@ __device__ __forceinline__ pivot_pick pivot_search(T v, bool cand, int pos, int 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   constexpr pivot_method M = pivot_method::butterfly;  // no redux.sync before sm_80
 #else
-  constexpr pivot_method M = PM != pivot_method::fit ? PM : W >= 32 ? pivot_method::redux : pivot_method::butterfly;
+  constexpr pivot_method M = PM == pivot_method::split && W >= 32 ? pivot_method::redux
+                             : PM != pivot_method::fit            ? PM
+                             : W >= 32                            ? pivot_method::redux
+                             : W == 16                            ? pivot_method::split
+                                                                  : pivot_method::butterfly;
 #endif
   if constexpr (M == pivot_method::butterfly) {
     T key = !cand ? T(-2) : (v != v) ? (pos == j ? T(INFINITY) : T(-1)) : fabs(v);
@@ -70,6 +63,47 @@ __device__ __forceinline__ pivot_pick pivot_search(T v, bool cand, int pos, int 
       if (ok > key || (ok == key && oi < id)) key = ok, id = oi;
     }
     return {id >> 5, (id & 31) == r};
+  } else if constexpr (M == pivot_method::split && W < 32) {
+    constexpr int S = 32 / W;
+    const int g = int(threadIdx.x & 31u) / W;  // this lane's segment in its warp
+    // Keys as for redux below.
+    bool top;
+    if constexpr (sizeof(T) == 4) {
+      const unsigned m = __float_as_uint(v) & 0x7fffffffu;
+      const unsigned key = !cand ? 0u : m > 0x7f800000u ? (pos == j ? ~0u : 1u) : m + 2u;
+      unsigned best = 0;
+#pragma unroll
+      for (int q = 0; q < S; ++q) {
+        const unsigned b = __reduce_max_sync(0xffffffffu, g == q ? key : 0u);
+        if (g == q) best = b;
+      }
+      top = key == best;
+    } else {
+      const unsigned long long m = (unsigned long long)__double_as_longlong(v) & 0x7fffffffffffffffull;
+      const unsigned long long key = !cand ? 0ull : m > 0x7ff0000000000000ull ? (pos == j ? ~0ull : 1ull) : m + 2ull;
+      const unsigned hi = unsigned(key >> 32), lo = unsigned(key);
+      unsigned best_hi = 0;
+#pragma unroll
+      for (int q = 0; q < S; ++q) {
+        const unsigned b = __reduce_max_sync(0xffffffffu, g == q ? hi : 0u);
+        if (g == q) best_hi = b;
+      }
+      const bool top_hi = hi == best_hi;
+      unsigned best_lo = 0;
+#pragma unroll
+      for (int q = 0; q < S; ++q) {
+        const unsigned b = __reduce_max_sync(0xffffffffu, g == q && top_hi ? lo : 0u);
+        if (g == q) best_lo = b;
+      }
+      top = top_hi && lo == best_lo;
+    }
+    unsigned p = ~0u;
+#pragma unroll
+    for (int q = 0; q < S; ++q) {
+      const unsigned b = __reduce_min_sync(0xffffffffu, g == q && top ? unsigned(pos) : ~0u);
+      if (g == q) p = b;
+    }
+    return {int(p), pos == int(p)};
   } else {
     const unsigned mask = seg_mask<W>();
     // Keys: 0 not a candidate, 1 NaN off the diagonal, |v| + 2 a number, all ones NaN on it.

@@ -15,6 +15,31 @@ namespace tinybatch::cuda::fast_kernels {
 
 enum class fast_op { getrf, inverse, potrf, gemm, getrs, potrs };
 
+/// How the pivot search of getrf and the inverse (getrf.cuh pivot_search) reduces over a
+/// segment of W lanes (W = seg_width(n), a power of two <= 32):
+///   butterfly: log2(W) levels of shuffles of (key, pos * 32 + lane) pairs;
+///   redux: integer keys (the bits of |v| are monotonic as unsigned) reduced by
+///     __reduce_max_sync (float once, double twice: high word, then low word among ties), then
+///     the smallest logical position among the lanes holding the maximum (__reduce_min_sync),
+///     with the segment's lanes as the mask;
+///   split: for W < 32, one reduction over the whole warp per segment, the other segments'
+///     lanes contributing the identity (0 to a maximum, all ones to a minimum): no partial
+///     masks, 2 * 32 / W reductions a step (3 * 32 / W in double) instead of log2(W) levels
+///     of shuffles;
+///   fit: redux where a segment is a whole warp (W = 32), split at W = 16, butterfly below.
+/// Measured on the H100: redux with a mask of part of the warp ran at a third of the
+/// butterfly's speed (bench/results/gpu-h100-1b98ad3-dirty-sweep-redux-float.log: float getrf
+/// n=2 .66 -> .21; inverse n=16 .55 -> .45); on whole warps it won (float getrf n=32 .31 ->
+/// .43, inverse n=32 .37 -> .48); a ballot shortcut (one lane holding the maximum wins at
+/// once) lost (getrf n=32 .39 -> .32). split against butterfly at W = 16, best one-row shape
+/// each (bench/results/gpu-h100-fc050c0-dirty-sweep-split16.csv and -split8.csv, 0.5 GiB):
+/// getrf float n=16 .72 -> .87, 14 .65 -> .79 (two rows per thread before), double n=12
+/// .80 -> .90, 13 .77 -> .92; inverse float n=16 .56 -> .65, double n=16 .66 -> .72. At
+/// W = 8 split won only for float getrf n = 8 (.82 -> .86; tuned there) and lost or tied
+/// elsewhere (double getrf n=5 .82 -> .71, float inverse n=8 .67 -> .68 one row, below two
+/// rows' .75).
+enum class pivot_method { butterfly, redux, fit, split };
+
 struct launch_shape {
   int threads;         ///< thread-block size (a multiple of 32)
   int min_blocks = 0;  ///< __launch_bounds__ minimum blocks per SM (0: none): caps registers at
@@ -34,6 +59,8 @@ struct launch_shape {
                             ///< column offsets at n >= 24, more registers where no cap binds;
                             ///< solves (solve_kernel): the factor's load offsets formed per
                             ///< matrix, not hoisted out of the loop over matrices
+  pivot_method pivot = pivot_method::fit;  ///< getrf, inverse (one row per thread): the pivot
+                                           ///< search (above)
 };
 
 /// Threads per block for `op` on n x n matrices of `elem_bytes`-byte elements on sm_90.
@@ -114,17 +141,23 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // 14 .48 -> .53, 15 .51 -> .54 (16 .57 -> .58, 20 - 32 lose: not taken); double n=5
       // .60 -> .66 (9 .49 -> .52 not taken; 6 - 32 lose, n >= 20 by half: registers). Three
       // rows per thread (every lane busy at n = 6, 12, 24) lost everywhere.
+      // Since the split pivot search at W = 16 (sweeps of fc050c0 above, 0.5 GiB), best shape
+      // before -> now: float n=12 .50 -> .54, 13 .49 -> .54, 14 .52 -> .58, 15 .54 -> .60 (one
+      // row per thread now, two before), 16 .56 -> .65; double n=12 .59 -> .66, 16 .66 -> .72,
+      // 9 - 15 .49 - .62 -> .50 - .65.
       if (elem_bytes == 4 && (n <= 2 || n == 4)) return {.threads = 256, .per_matrix = true};
       if (elem_bytes == 4 && n >= 5 && n <= 15) {
         if (n == 6) return {.threads = 128, .rows = 2};
         if (n == 7) return {.threads = 128, .min_blocks = 4, .rows = 2};
         if (n <= 11) return {.threads = 64, .rows = 2};
-        return {.threads = 256, .min_blocks = 3, .rows = 2};
+        return {.threads = 128};
       }
       if (elem_bytes == 8) {
         if (n == 5) return {.threads = 64, .rows = 2};
         if (n <= 5) return {.threads = 128, .min_blocks = 5};   // <= 102 registers
-        if (n <= 16) return {.threads = 256, .min_blocks = 4};  // <= 64
+        if (n <= 8) return {.threads = 256, .min_blocks = 4};   // <= 64
+        if (n <= 15) return {.threads = 256, .min_blocks = 3};  // <= 85
+        if (n <= 16) return {.threads = 128, .min_blocks = 5};  // <= 102
         if (n <= 24) return {.threads = 256, .min_blocks = 3};  // <= 85
         return {.threads = 128, .min_blocks = 4};               // <= 128
       }
@@ -159,11 +192,18 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
         if (n <= 24) return {.threads = 256, .min_blocks = 4};  // <= 64
         return {.threads = 128, .min_blocks = 5};               // <= 102
       }
+      // Since the split pivot search (pivot_method above; sweeps
+      // bench/results/gpu-h100-fc050c0-dirty-sweep-split8.csv and -split16.csv, 0.5 GiB), one
+      // row per thread beats two from n = 12 (float n=12 .68 -> .71, 13 .62 -> .73, 14 .65 ->
+      // .79, 15 .66 -> .80, 16 .72 -> .87; 9 - 11 stay with two rows, .57 - .67), and split
+      // itself wins at n = 8 (.82 -> .86). In double the shapes stayed best (n = 9 - 16 at
+      // 256 threads .73 - .97).
       if (n == 3 || n == 6) return {.threads = 64, .rows = 2};
       if (n == 5) return {.threads = 128, .rows = 2};
+      if (n == 8) return {.threads = 128, .pivot = pivot_method::split};
       if (n <= 8) return {.threads = 128, .min_blocks = 5};    // <= 102
-      if (n <= 14) return {.threads = 64, .rows = 2};
-      if (n <= 16) return {.threads = 128, .min_blocks = 6};   // <= 85
+      if (n <= 11) return {.threads = 64, .rows = 2};
+      if (n <= 16) return {.threads = 64};
       return {.threads = 256, .min_blocks = 4};                // <= 64
     case fast_op::potrf:
       // Right-looking, row by row (each thread loads and stores its row of the factor
@@ -230,7 +270,11 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // shape before -> shape here: double n=16 .98 / .98 -> .99 / .99, 32 .84 / .74 -> .94 /
       // .83; float n=16 .91 / .70 -> .97 / .80, 24 .68 / .69 -> .86 / .71, 32 .78 / .79 -> .95
       // / .82 (at float n = 24, 32 the transpose serves trans, no_trans reads directly).
+      // Float n = 17..20 (sweep at n = 20, bench/results/gpu-h100-90a8655-sweep-solves-opaque-20.csv):
+      // pipelined .64 / .66 -> .80 / .69 at 128 threads with opaque_ld, no transpose (with
+      // it trans fell to .55); the double solves at n = 20 gained nothing.
       if (elem_bytes == 4 && n > 20) return {.threads = 128, .transpose = true, .opaque_ld = true};
+      if (elem_bytes == 4 && n > 16) return {.threads = 128, .opaque_ld = true};
       if (n == 16 || (elem_bytes == 8 && n > 24))
         return {.threads = 128, .min_blocks = 6, .transpose = true, .opaque_ld = true};  // <= 85
       if (n > 16 && (elem_bytes == 4 || n <= 24)) return {.threads = 128, .pipelined = true};
