@@ -1,6 +1,8 @@
 // The SIMD gemm (fixed M, N, K <= 32) against the reference kernels, on every size 1..32, all
 // four transposition pairs, both scalar types, every instruction set this CPU has, odd batch
-// counts, padded and packed layouts, misaligned starts, strided and pointer-array views.
+// counts, padded, packed and 64-byte aligned layouts, misaligned starts, strided and
+// pointer-array views; the grid through the streaming path (prefetch, streaming stores),
+// a large batch through the plain one.
 #include "test_simd_support.hpp"
 
 
@@ -61,26 +63,38 @@ std::string one_gemm(const Policy& fast, bool ta, bool tb_, shape sh, bool point
   return compare(C.buf, want.buf, 4.0 * (K + 2) * eps<T>());
 }
 
+/// Makes every call take gemm's streaming path (prefetch, streaming stores where C is aligned
+/// for them and beta == 0) for the scope; the default threshold is the last-level cache.
+struct streaming_scope {
+  std::size_t saved = ts::tuning::streaming_min_bytes().load();
+  streaming_scope() { ts::tuning::streaming_min_bytes() = 0; }
+  ~streaming_scope() { ts::tuning::streaming_min_bytes() = saved; }
+};
+
 template <class T, int M, int N, int K>
 void check_shape() {
   for (ts::isa s : isas()) {
     isa_scope scope(s);
-    for (bool ta : {false, true})
-      for (bool tb_ : {false, true})
-        for (shape sh : {shape::padded, shape::packed})
-          for (bool pointers : {false, true})
-            for (index_t count : small_counts)
-              for (T beta : {T(0), T(0.75)}) {
-                INFO("isa " << name(s) << ", M N K = " << M << " " << N << " " << K << ", op(A) "
-                            << (ta ? "T" : "N") << ", op(B) " << (tb_ ? "T" : "N") << ", "
-                            << name(sh) << (pointers ? ", pointers" : ", strided") << ", count "
-                            << count << ", beta " << beta);
-                const std::string diff =
-                    count == 1
-                        ? one_gemm<T, M, N, K>(simd_seq, ta, tb_, sh, pointers, count, T(1.25), beta)
-                        : one_gemm<T, M, N, K>(simd_par, ta, tb_, sh, pointers, count, T(-0.5), beta);
-                CHECK(diff == "");
-              }
+    {
+      // The grid with the streaming path, the big batch below without it.
+      const streaming_scope streaming;
+      for (bool ta : {false, true})
+        for (bool tb_ : {false, true})
+          for (shape sh : {shape::padded, shape::packed, shape::aligned})
+            for (bool pointers : {false, true})
+              for (index_t count : small_counts)
+                for (T beta : {T(0), T(0.75)}) {
+                  INFO("isa " << name(s) << ", M N K = " << M << " " << N << " " << K << ", op(A) "
+                              << (ta ? "T" : "N") << ", op(B) " << (tb_ ? "T" : "N") << ", "
+                              << name(sh) << (pointers ? ", pointers" : ", strided") << ", count "
+                              << count << ", beta " << beta);
+                  const std::string diff =
+                      count == 1
+                          ? one_gemm<T, M, N, K>(simd_seq, ta, tb_, sh, pointers, count, T(1.25), beta)
+                          : one_gemm<T, M, N, K>(simd_par, ta, tb_, sh, pointers, count, T(-0.5), beta);
+                  CHECK(diff == "");
+                }
+    }
     // Many matrices over the threads, one configuration.
     INFO("isa " << name(s) << ", M N K = " << M << " " << N << " " << K << ", count " << big_count);
     // The default policy (kernels::automatic) at two sizes (test_simd_support.hpp).

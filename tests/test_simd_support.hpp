@@ -7,6 +7,7 @@
 
 #include <tinybatch/host/simd/arch.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <sstream>
 #include <vector>
@@ -39,9 +40,11 @@ struct isa_scope {
 
 /// How the matrices sit in memory: `padded` has ld = m + 3, gaps between matrices and starts
 /// one element past an aligned address; `packed` has ld = m, no gaps and no slack after the
-/// last matrix (a read past it is a heap overflow under AddressSanitizer).
-enum class shape { padded, packed };
-inline const char* name(shape s) { return s == shape::padded ? "padded" : "packed"; }
+/// last matrix (a read past it is a heap overflow under AddressSanitizer); `aligned` is
+/// packed with the first matrix on a 64-byte boundary (where gemm's streaming stores apply)
+/// and poisoned slack before it and after the last one (compare() checks it stays poison).
+enum class shape { padded, packed, aligned };
+inline const char* name(shape s) { return s == shape::padded ? "padded" : s == shape::packed ? "packed" : "aligned"; }
 
 template <class T>
 struct poisoned {
@@ -53,7 +56,12 @@ struct poisoned {
   poisoned(int m_, int n_, index_t count_, shape s)
       : m(m_), n(n_), ld(s == shape::padded ? m_ + 3 : m_), offset(s == shape::padded ? 1 : 0),
         count(count_), stride(s == shape::padded ? index_t(m_ + 3) * n_ + 2 : index_t(m_) * n_),
-        buf(std::size_t(offset + stride * count_), poison<T>()), ptrs(std::size_t(count_)) {
+        buf(std::size_t(offset + stride * count_) + (s == shape::aligned ? 64 / sizeof(T) : 0), poison<T>()),
+        ptrs(std::size_t(count_)) {
+    if (s == shape::aligned) {  // poisoned slack before the first matrix and after the last
+      const auto miss = reinterpret_cast<std::uintptr_t>(buf.data()) % 64;
+      offset = int((64 - miss) % 64 / sizeof(T));
+    }
     point();
   }
   // A copy holds the same values in its own buffer, and points into that one.

@@ -5,6 +5,13 @@
 // `kernels::simd` ignores it.
 #pragma once
 
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
+
+#include <atomic>
+#include <cstddef>
+
 namespace tinybatch::detail::simd::tuning {
 
 enum class op { getrf, potrf, getrs, potrs, trsm, getri, inverse };
@@ -81,6 +88,29 @@ constexpr bool direct_order(op o, bool is_double, int n, bool trans = false) {
 template <class T>
 constexpr bool direct(op o, int n, bool trans = false) {
   return direct_order(o, sizeof(T) == 8, n, trans);
+}
+
+/// Outputs that are only written (gemm's C with beta == 0) go to memory by streaming stores
+/// (simd/arch.hpp `stream`) when the call's operands together span at least this many bytes:
+/// the size of the last-level cache as the C library reports it (at least 8 MiB; 64 MiB when
+/// it does not say). Below it the output is likely still in cache when it is read next, and a
+/// streaming store would evict it. Tests set it to 0 (every aligned output streams).
+inline std::size_t default_streaming_min_bytes() {
+  long llc = -1;
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+  llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+  if (llc <= 0) return std::size_t(64) << 20;
+  return std::size_t(llc) < (std::size_t(8) << 20) ? std::size_t(8) << 20 : std::size_t(llc);
+}
+/// In that regime gemm prefetches the operands of the matrix this many bytes of A ahead (every
+/// line of A and B, and of C where C is read): without it the hardware prefetchers alone left
+/// the streaming gemm a quarter below the copy bandwidth (docs/performance.md, CPU).
+inline constexpr std::size_t gemm_prefetch_ahead_bytes = 4096;
+inline std::atomic<std::size_t>& streaming_min_bytes() {
+  static std::atomic<std::size_t> bytes{default_streaming_min_bytes()};
+  return bytes;
 }
 
 }  // namespace tinybatch::detail::simd::tuning

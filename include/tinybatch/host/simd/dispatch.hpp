@@ -71,8 +71,11 @@ bool gemm(const P& p, op ta, op tb, T alpha, const VA& A, const VB& B, T beta, c
       constexpr bool TA = decltype(ta_c)::value;
       constexpr int K = TA ? VA::static_rows : VA::static_cols;
       const auto a = starts_of(A), b = starts_of(B), c = starts_of(C);
+      // Prefetching and streaming stores (gemm.hpp) where the call outgrows the last-level cache.
+      const std::size_t footprint = std::size_t(C.count()) * sizeof(T) * std::size_t(M * K + K * N + M * N);
+      const bool streaming = footprint >= tuning::streaming_min_bytes().load(std::memory_order_relaxed);
       return run(p, C.count(), [&](isa s, index_t k0, index_t k1) {
-        gemm_range<M, N, K, TA>(s, tB, alpha, a, b, beta, c, k0, k1);
+        gemm_range<M, N, K, TA>(s, tB, alpha, a, b, beta, c, k0, k1, streaming);
       });
     };
     return ta == op::no_trans ? go(std::false_type{}) : go(std::true_type{});

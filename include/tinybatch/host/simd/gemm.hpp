@@ -3,6 +3,10 @@
 // broadcasts elements of B into them (one fused multiply-add per pack and column of C).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
+#include "../tuning.hpp"
 #include "arch.hpp"
 
 #if TINYBATCH_HOST_SIMD
@@ -31,7 +35,8 @@ constexpr int tile_begin(int total, int parts, int t) {
 /// One register tile of C: packs [V0, V0 + MB) of the column tiling and columns [J0, J0 + NB).
 /// A is M x K (already op(A)); op(B)(l, j) is b[l * bl + j * bj] (no_trans: bl = 1, bj = ldb;
 /// trans: bl = ldb, bj = 1, a run-time choice that costs nothing in the address arithmetic).
-template <class Arch, class T, int M, int K, int V0, int MB, int J0, int NB>
+/// NT: beta is 0 and every pack of C is aligned to its size; C is written by streaming stores.
+template <class Arch, class T, int M, int K, int V0, int MB, int J0, int NB, bool NT = false>
 TINYBATCH_SIMD_INLINE void gemm_tile(T alpha, const T* a, int lda, const T* b, index_t bl, index_t bj,
                                      T beta, T* c, int ldc) {
   using tiling = column_tiling<Arch, T, M>;
@@ -63,7 +68,14 @@ TINYBATCH_SIMD_INLINE void gemm_tile(T alpha, const T* a, int lda, const T* b, i
   // C is read (beta != 0) for the whole tile before any of it is written: the last pack of a
   // column may overlap the previous one, and both live in this tile. alpha == 1 and beta == 0,
   // the common call, stores the accumulators as they are.
-  if (beta == T(0) && alpha == T(1)) {
+  if constexpr (NT) {
+    (void)beta;
+#pragma GCC unroll 32
+    for (int j = 0; j < NB; ++j)
+#pragma GCC unroll 8
+      for (int v = 0; v < MB; ++v)
+        stream<W>(c + tiling::offset(V0 + v) + index_t(J0 + j) * ldc, alpha * acc[v][j]);  // exact for alpha == 1
+  } else if (beta == T(0) && alpha == T(1)) {
 #pragma GCC unroll 32
     for (int j = 0; j < NB; ++j)
 #pragma GCC unroll 8
@@ -91,7 +103,7 @@ TINYBATCH_SIMD_INLINE void gemm_tile(T alpha, const T* a, int lda, const T* b, i
 
 /// C := alpha op(A) op(B) + beta C for one matrix; C is M x N, op(A) M x K. alpha != 0 (the
 /// caller handles alpha == 0, where the BLAS reads neither A nor B).
-template <class Arch, class T, int M, int N, int K, bool TA>
+template <class Arch, class T, int M, int N, int K, bool TA, bool NT = false>
 TINYBATCH_SIMD_INLINE void gemm_one(T alpha, const T* a, int lda, const T* b, index_t bl, index_t bj,
                                     T beta, T* c, int ldc) {
   using tiling = column_tiling<Arch, T, M>;
@@ -116,18 +128,78 @@ TINYBATCH_SIMD_INLINE void gemm_one(T alpha, const T* a, int lda, const T* b, in
     unroll<col_tiles>([&](auto ct) TINYBATCH_SIMD_AI {
       constexpr int J0 = tile_begin(N, col_tiles, ct);
       constexpr int NB = tile_begin(N, col_tiles, ct + 1) - J0;
-      gemm_tile<Arch, T, M, K, V0, MB, J0, NB>(alpha, a, lda, b, bl, bj, beta, c, ldc);
+      gemm_tile<Arch, T, M, K, V0, MB, J0, NB, NT>(alpha, a, lda, b, bl, bj, beta, c, ldc);
     });
   });
 }
 
-/// Matrices [k0, k1) of the batch, with instruction set `s`.
+/// Whether C's packs can be streamed at all: whole packs of at least 16 bytes that tile each
+/// column without overlap (M a multiple of the pack width), columns a whole number of packs
+/// apart. Each matrix's start is checked as it comes.
+template <class Arch, class T, int M>
+constexpr bool streamable_rows() {
+  constexpr int W = column_tiling<Arch, T, M>::width;
+  return M % W == 0 && W * int(sizeof(T)) >= 16;
+}
+template <class Arch, class T, int M>
+TINYBATCH_SIMD_INLINE bool streamable(const T* c, int ldc, int n) {
+  constexpr std::size_t bytes = std::size_t(column_tiling<Arch, T, M>::width) * sizeof(T);
+  return reinterpret_cast<std::uintptr_t>(c) % bytes == 0 && (n == 1 || std::size_t(ldc) * sizeof(T) % bytes == 0);
+}
+
+/// Prefetches every line of A's and B's matrix k (and of C's where `c_too`, with intent to
+/// write), matrices held as `span_*` bytes from their starts.
+template <class T>
+TINYBATCH_SIMD_INLINE void prefetch_operands(const matrix_starts<T>& A, const matrix_starts<T>& B,
+                                             const matrix_starts<T>& C, index_t k, std::size_t span_a,
+                                             std::size_t span_b, std::size_t span_c, bool c_too) {
+  const char* a = reinterpret_cast<const char*>(A[k]);
+  const char* b = reinterpret_cast<const char*>(B[k]);
+  for (std::size_t o = 0; o < span_a; o += 64) __builtin_prefetch(a + o, 0, 3);
+  for (std::size_t o = 0; o < span_b; o += 64) __builtin_prefetch(b + o, 0, 3);
+  if (c_too) {
+    const char* c = reinterpret_cast<const char*>(C[k]);
+    for (std::size_t o = 0; o < span_c; o += 64) __builtin_prefetch(c + o, 1, 3);
+  }
+}
+
+/// Matrices [k0, k1) of the batch, with instruction set `s`. `streaming`: the call's
+/// operands outgrow the last-level cache (tuning::streaming_min_bytes), so A and B (and C
+/// where it is read) are prefetched tuning::gemm_prefetch_ahead_bytes ahead, and with beta
+/// == 0 every matrix whose C is aligned for it is written by streaming stores.
 template <int M, int N, int K, bool TA, class T>
 void gemm_range(isa s, bool tb, T alpha, matrix_starts<T> A, matrix_starts<T> B, T beta,
-                matrix_starts<T> C, index_t k0, index_t k1) {
+                matrix_starts<T> C, index_t k0, index_t k1, bool streaming = false) {
   const index_t bl = tb ? B.ld : 1, bj = tb ? 1 : B.ld;
   with_isa(s, [&](auto arch) __attribute__((always_inline)) {
     using Arch = decltype(arch);
+    if (streaming) {
+      // The spans cover each matrix from its start to its last element (the gaps of a
+      // larger leading dimension too: a few lines more, fewer instructions).
+      const std::size_t span_a = sizeof(T) * (std::size_t(A.ld) * ((TA ? M : K) - 1) + (TA ? K : M));
+      const std::size_t span_b = sizeof(T) * (std::size_t(B.ld) * ((tb ? K : N) - 1) + (tb ? N : K));
+      const std::size_t span_c = sizeof(T) * (std::size_t(C.ld) * (N - 1) + M);
+      const index_t ahead = index_t((tuning::gemm_prefetch_ahead_bytes + span_a - 1) / span_a);
+      // Matrices under a line: one matrix in `every` prefetches (float n = 2, a prefetch per
+      // matrix and operand: 24 -> 16 GB/s).
+      index_t every = 1;
+      while (every * span_a < 64) every *= 2;
+      const bool nt = beta == T(0) && streamable_rows<Arch, T, M>();
+      const matrix_starts<T> a = A, b = B, c = C;
+      const T al = alpha, be = beta;
+      for (index_t k = k0; k < k1; ++k) {
+        if (k % every == 0 && k + ahead < k1) prefetch_operands(a, b, c, k + ahead, span_a, span_b, span_c, !nt);
+        if constexpr (streamable_rows<Arch, T, M>()) {
+          if (nt && streamable<Arch, T, M>(c[k], c.ld, N)) {
+            gemm_one<Arch, T, M, N, K, TA, true>(al, a[k], a.ld, b[k], bl, bj, be, c[k], c.ld);
+            continue;
+          }
+        }
+        gemm_one<Arch, T, M, N, K, TA>(al, a[k], a.ld, b[k], bl, bj, be, c[k], c.ld);
+      }
+      if (nt) store_fence();
+      return;
+    }
     if constexpr (sizeof(T) == 4 || M * N * K <= 24 * 24 * 24) {
       // Local copies of the arguments: read through the closure, they were reloaded for every
       // matrix (a store to C may alias alpha and beta). One thread, 128 KiB, ns per matrix,
