@@ -1,8 +1,8 @@
 // The SIMD gemm (fixed M, N, K <= 32) against the reference kernels, on every size 1..32, all
 // four transposition pairs, both scalar types, every instruction set this CPU has, odd batch
 // counts, padded, packed and 64-byte aligned layouts, misaligned starts, strided and
-// pointer-array views; the grid through the streaming path (prefetch, streaming stores),
-// a large batch through the plain one.
+// pointer-array views; the grid through the plain and the streaming path (prefetch,
+// streaming stores), a large batch through the default choice.
 #include "test_simd_support.hpp"
 
 
@@ -63,11 +63,12 @@ std::string one_gemm(const Policy& fast, bool ta, bool tb_, shape sh, bool point
   return compare(C.buf, want.buf, 4.0 * (K + 2) * eps<T>());
 }
 
-/// Makes every call take gemm's streaming path (prefetch, streaming stores where C is aligned
-/// for them and beta == 0) for the scope; the default threshold is the last-level cache.
+/// With `on`, every call in the scope takes gemm's streaming path (prefetch, streaming stores
+/// where C is aligned for them and beta == 0); without, none does (the default threshold is
+/// the last-level cache, which no test batch reaches).
 struct streaming_scope {
   std::size_t saved = ts::tuning::streaming_min_bytes().load();
-  streaming_scope() { ts::tuning::streaming_min_bytes() = 0; }
+  explicit streaming_scope(bool on) { ts::tuning::streaming_min_bytes() = on ? 0 : ~std::size_t(0); }
   ~streaming_scope() { ts::tuning::streaming_min_bytes() = saved; }
 };
 
@@ -75,16 +76,16 @@ template <class T, int M, int N, int K>
 void check_shape() {
   for (ts::isa s : isas()) {
     isa_scope scope(s);
-    {
-      // The grid with the streaming path, the big batch below without it.
-      const streaming_scope streaming;
+    // The grid through both paths, the big batch below through the default one.
+    for (bool on : {false, true}) {
+      const streaming_scope streaming(on);
       for (bool ta : {false, true})
         for (bool tb_ : {false, true})
           for (shape sh : {shape::padded, shape::packed, shape::aligned})
             for (bool pointers : {false, true})
               for (index_t count : small_counts)
                 for (T beta : {T(0), T(0.75)}) {
-                  INFO("isa " << name(s) << ", M N K = " << M << " " << N << " " << K << ", op(A) "
+                  INFO("isa " << name(s) << (on ? ", streaming" : "") << ", M N K = " << M << " " << N << " " << K << ", op(A) "
                               << (ta ? "T" : "N") << ", op(B) " << (tb_ ? "T" : "N") << ", "
                               << name(sh) << (pointers ? ", pointers" : ", strided") << ", count "
                               << count << ", beta " << beta);
