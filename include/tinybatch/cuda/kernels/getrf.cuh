@@ -35,6 +35,29 @@ __device__ __forceinline__ unsigned seg_mask() {
   }
 }
 
+/// The maximum (MIN: the minimum) of x over this lane's segment of W lanes: one reduction
+/// with the segment's lanes as the mask, or (SPLIT) one over the whole warp per segment, the
+/// other segments' lanes giving the identity (pivot_method in tuning.hpp says why).
+template <int W, bool SPLIT, bool MIN>
+__device__ __forceinline__ unsigned segment_reduce(unsigned x) {
+  const auto reduce = [](unsigned mask, unsigned y) {
+    return MIN ? __reduce_min_sync(mask, y) : __reduce_max_sync(mask, y);
+  };
+  if constexpr (!SPLIT || W >= 32) {
+    return reduce(seg_mask<W>(), x);
+  } else {
+    constexpr unsigned identity = MIN ? ~0u : 0u;
+    const int g = int(threadIdx.x & 31u) / W;  // this lane's segment in its warp
+    unsigned r = identity;
+#pragma unroll
+    for (int q = 0; q < 32 / W; ++q) {
+      const unsigned b = reduce(0xffffffffu, g == q ? x : identity);
+      if (g == q) r = b;
+    }
+    return r;
+  }
+}
+
 /// How pivot_search reduces over the segment of W lanes: pivot_method (tuning.hpp).
 inline constexpr pivot_method default_pivot = pivot_method::fit;
 
@@ -47,11 +70,10 @@ __device__ __forceinline__ pivot_pick pivot_search(T v, bool cand, int pos, int 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   constexpr pivot_method M = pivot_method::butterfly;  // no redux.sync before sm_80
 #else
-  constexpr pivot_method M = PM == pivot_method::split && W >= 32 ? pivot_method::redux
-                             : PM != pivot_method::fit            ? PM
-                             : W >= 32                            ? pivot_method::redux
-                             : W == 16                            ? pivot_method::split
-                                                                  : pivot_method::butterfly;
+  constexpr pivot_method M = PM != pivot_method::fit ? PM
+                             : W >= 32               ? pivot_method::redux
+                             : W == 16               ? pivot_method::split
+                                                     : pivot_method::butterfly;
 #endif
   if constexpr (M == pivot_method::butterfly) {
     T key = !cand ? T(-2) : (v != v) ? (pos == j ? T(INFINITY) : T(-1)) : fabs(v);
@@ -63,65 +85,27 @@ __device__ __forceinline__ pivot_pick pivot_search(T v, bool cand, int pos, int 
       if (ok > key || (ok == key && oi < id)) key = ok, id = oi;
     }
     return {id >> 5, (id & 31) == r};
-  } else if constexpr (M == pivot_method::split && W < 32) {
-    constexpr int S = 32 / W;
-    const int g = int(threadIdx.x & 31u) / W;  // this lane's segment in its warp
-    // Keys as for redux below.
-    bool top;
-    if constexpr (sizeof(T) == 4) {
-      const unsigned m = __float_as_uint(v) & 0x7fffffffu;
-      const unsigned key = !cand ? 0u : m > 0x7f800000u ? (pos == j ? ~0u : 1u) : m + 2u;
-      unsigned best = 0;
-#pragma unroll
-      for (int q = 0; q < S; ++q) {
-        const unsigned b = __reduce_max_sync(0xffffffffu, g == q ? key : 0u);
-        if (g == q) best = b;
-      }
-      top = key == best;
-    } else {
-      const unsigned long long m = (unsigned long long)__double_as_longlong(v) & 0x7fffffffffffffffull;
-      const unsigned long long key = !cand ? 0ull : m > 0x7ff0000000000000ull ? (pos == j ? ~0ull : 1ull) : m + 2ull;
-      const unsigned hi = unsigned(key >> 32), lo = unsigned(key);
-      unsigned best_hi = 0;
-#pragma unroll
-      for (int q = 0; q < S; ++q) {
-        const unsigned b = __reduce_max_sync(0xffffffffu, g == q ? hi : 0u);
-        if (g == q) best_hi = b;
-      }
-      const bool top_hi = hi == best_hi;
-      unsigned best_lo = 0;
-#pragma unroll
-      for (int q = 0; q < S; ++q) {
-        const unsigned b = __reduce_max_sync(0xffffffffu, g == q && top_hi ? lo : 0u);
-        if (g == q) best_lo = b;
-      }
-      top = top_hi && lo == best_lo;
-    }
-    unsigned p = ~0u;
-#pragma unroll
-    for (int q = 0; q < S; ++q) {
-      const unsigned b = __reduce_min_sync(0xffffffffu, g == q && top ? unsigned(pos) : ~0u);
-      if (g == q) p = b;
-    }
-    return {int(p), pos == int(p)};
   } else {
-    const unsigned mask = seg_mask<W>();
+    // redux, or split (W < 32): the same keys and reductions, over the segment's mask or
+    // once per segment over the whole warp (segment_reduce).
+    constexpr bool SPLIT = M == pivot_method::split;
+    const auto seg_max = [](unsigned x) { return segment_reduce<W, SPLIT, false>(x); };
     // Keys: 0 not a candidate, 1 NaN off the diagonal, |v| + 2 a number, all ones NaN on it.
     bool top;  // this lane holds the largest key
     if constexpr (sizeof(T) == 4) {
       const unsigned m = __float_as_uint(v) & 0x7fffffffu;
       const unsigned key = !cand ? 0u : m > 0x7f800000u ? (pos == j ? ~0u : 1u) : m + 2u;
-      top = key == __reduce_max_sync(mask, key);
+      top = key == seg_max(key);
     } else {
       const unsigned long long m = (unsigned long long)__double_as_longlong(v) & 0x7fffffffffffffffull;
       const unsigned long long key = !cand ? 0ull : m > 0x7ff0000000000000ull ? (pos == j ? ~0ull : 1ull) : m + 2ull;
       const unsigned hi = unsigned(key >> 32), lo = unsigned(key);
-      const bool top_hi = hi == __reduce_max_sync(mask, hi);
-      const unsigned top_lo = __reduce_max_sync(mask, top_hi ? lo : 0u);  // every lane (no && shortcut)
+      const bool top_hi = hi == seg_max(hi);
+      const unsigned top_lo = seg_max(top_hi ? lo : 0u);  // every lane (no && shortcut)
       top = top_hi && lo == top_lo;
     }
     // Candidates' positions are distinct and >= j, chosen rows' < j, idle lanes' >= 64.
-    const int p = int(__reduce_min_sync(mask, top ? unsigned(pos) : ~0u));
+    const int p = int(segment_reduce<W, SPLIT, true>(top ? unsigned(pos) : ~0u));
     return {p, pos == p};
   }
 }
