@@ -294,6 +294,66 @@ TEMPLATE_TEST_CASE("a non-default stream, kernels::reference, a shared input mat
   TINYBATCH_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
+// ---- the reciprocal of the row kernels' pivot steps (cuda/kernels/common.cuh rcp_fast) ----
+
+/// Counts, over n inputs, those in rcp_fast_range (checked[0]) and those where rcp_fast or
+/// rcp_rn differ from the correctly rounded reciprocal in any bit (bad[0], bad[1]). Floats:
+/// the bit patterns i * step; doubles: pseudo-random bit patterns (splitmix64 of i).
+template <class T>
+__global__ void rcp_check_kernel(unsigned long long n, unsigned long long step, unsigned long long* checked,
+                                 unsigned long long* bad) {
+  namespace fk = tb::cuda::fast_kernels;
+  unsigned long long c = 0, b0 = 0, b1 = 0;
+  for (unsigned long long i = blockIdx.x * 256ull + threadIdx.x; i < n; i += 256ull * gridDim.x) {
+    T d;
+    if constexpr (sizeof(T) == 4) {
+      d = __uint_as_float(unsigned(i * step));
+    } else {
+      unsigned long long z = (i + 1) * 0x9e3779b97f4a7c15ull;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      d = __longlong_as_double((long long)(z ^ (z >> 31)));
+    }
+    const auto bits = [](T x) -> unsigned long long {
+      if constexpr (sizeof(T) == 4)
+        return __float_as_uint(x);
+      else
+        return (unsigned long long)__double_as_longlong(x);
+    };
+    T want;
+    if constexpr (sizeof(T) == 4)
+      want = __frcp_rn(d);
+    else
+      want = __drcp_rn(d);
+    const auto same = [&](T x) { return want != want ? x != x : bits(x) == bits(want); };  // or both NaN
+    if (fk::rcp_fast_range(d)) {
+      ++c;
+      b0 += !same(fk::rcp_fast(d));
+    }
+    b1 += !same(fk::rcp_rn(d));
+  }
+  atomicAdd(checked, c), atomicAdd(bad, b0), atomicAdd(bad + 1, b1);
+}
+
+TEMPLATE_TEST_CASE("the fast reciprocal of getrf and the inverse is the correctly rounded one",
+                   "[rcp]", float, double) {
+  using T = TestType;
+  // Floats: every bit pattern (every 4099th under the sanitizers); doubles: 2^30 random ones.
+  const unsigned long long n = sizeof(T) == 4 ? (small_grid() ? (1ull << 32) / 4099 : 1ull << 32)
+                                              : (small_grid() ? 1ull << 20 : 1ull << 30);
+  const unsigned long long step = sizeof(T) == 4 && small_grid() ? 4099 : 1;
+  tb::cuda::device_array<unsigned long long> counts(3);
+  TINYBATCH_CUDA_CHECK(cudaMemset(counts.data(), 0, 3 * sizeof(unsigned long long)));
+  rcp_check_kernel<T><<<4096, 256>>>(n, step, counts.data(), counts.data() + 1);
+  TINYBATCH_CUDA_CHECK(cudaGetLastError());
+  std::vector<unsigned long long> h(3);
+  tb::cuda::copy(h, counts);
+  INFO("inputs " << n << ", in the fast range " << h[0]);
+  CHECK(h[0] > n / 2);  // most finite inputs take the fast path
+  CHECK(h[1] == 0);     // rcp_fast differs from the correctly rounded reciprocal
+  CHECK(h[2] == 0);     // rcp_rn differs from it
+}
+
 TEMPLATE_TEST_CASE("a million matrices", "[large]", float, double) {
   using T = TestType;
   if (small_grid()) return;

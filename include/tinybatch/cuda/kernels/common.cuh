@@ -66,6 +66,65 @@ __device__ constexpr T sfmin() {
     return DBL_MIN;
 }
 
+/// Whether 1 / d takes the fast path of nvcc's own correctly rounded reciprocal (rcp.rn):
+/// d normal and far enough from the top of the range that 1 / d is normal too (float: biased
+/// exponent 1..252, nvcc's own test; double: 1..2040, inside nvcc's test's range).
+template <class T>
+__device__ __forceinline__ bool rcp_fast_range(T d) {
+  if constexpr (sizeof(T) == 4)
+    return ((__float_as_uint(d) + 0x1800000u) & 0x7f800000u) > 0x1ffffffu;
+  else
+    return unsigned((__double2hiint(d) >> 20) & 0x7ff) - 1u < 2040u;
+}
+
+/// 1 / d correctly rounded for d with rcp_fast_range(d): the instructions of rcp.rn's fast
+/// path (MUFU.RCP, then Newton steps by fused multiply-adds, as nvcc emits them), without its
+/// range checks and the branch to its slow path (a call), which cost a step of getrf as much
+/// as the reciprocal itself. Same bits as T(1) / d there (checked on every float and on
+/// random doubles: tests/cuda).
+template <class T>
+__device__ __forceinline__ T rcp_fast(T d) {
+  if constexpr (sizeof(T) == 4) {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d));
+    return fmaf(r, fmaf(-d, r, 1.0f), r);
+  } else {
+    double r;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(d));
+    double e = fma(-d, r, 1.0);
+    e = fma(e, e, e);
+    r = fma(r, e, r);
+    return fma(r, fma(-d, r, 1.0), r);
+  }
+}
+
+/// 1 / d as T(1) / d computes it: rcp_fast in the common range, the division elsewhere.
+template <class T>
+__device__ __forceinline__ T rcp_rn(T d) {
+  if (rcp_fast_range(d)) [[likely]]
+    return rcp_fast(d);
+  return T(1) / d;
+}
+
+/// reference::getrf's multiplier of a row: x * (1 / d) where |d| >= sfmin, x / d below it
+/// (d != 0), x itself where d == 0; the common case by rcp_fast with no branch.
+template <class T>
+__device__ __forceinline__ T pivot_scale(T x, T d) {
+  if (rcp_fast_range(d)) [[likely]]
+    return x * rcp_fast(d);
+  if (d == T(0)) return x;
+  return fabs(d) >= sfmin<T>() ? x * (T(1) / d) : x / d;
+}
+
+/// pivot_scale with rcp = rcp_rn(d) already at hand (the inverse needs it for the pivot row).
+template <class T>
+__device__ __forceinline__ T pivot_scale(T x, T d, T rcp) {
+  if (rcp_fast_range(d)) [[likely]]
+    return x * rcp;
+  if (d == T(0)) return x;
+  return fabs(d) >= sfmin<T>() ? x * rcp : x / d;
+}
+
 // ---- where matrix k lives -----------------------------------------------------------------
 
 /// `x`, unknown to the optimizer from here on. The row-per-thread kernels read a row at

@@ -145,14 +145,7 @@ __device__ __forceinline__ void lu_step(lu_row<T, N>& s, T (&b)[N], int j, int r
   }
   if (piv == T(0) && s.info == 0) s.info = j + 1;
   if (cand && !pk.win) {
-    if (piv != T(0)) {
-      if (fabs(piv) >= sfmin<T>()) {
-        const T rcp = T(1) / piv;
-        s.a[j] *= rcp;
-      } else {
-        s.a[j] /= piv;
-      }
-    }
+    s.a[j] = pivot_scale(s.a[j], piv);
     if (j + 1 < N) sub_row(s.a, s.a[j], buf, j + 1);
     if constexpr (EXTRA) sub_row(b, s.a[j], buf + off, 0);
   }
@@ -313,17 +306,11 @@ __device__ __forceinline__ void lu_step_rows(lu_rows<T, N, R>& s, int j, const b
     }
   }
   if (piv == T(0) && s.info == 0) s.info = j + 1;
-  if (piv != T(0)) {
-    if (fabs(piv) >= sfmin<T>()) {
-      const T rcp = T(1) / piv;
+  {
+    const T rcp = rcp_rn(piv);
 #pragma unroll
-      for (int i = 0; i < R; ++i)
-        if (upd[i]) s.a[i][j] *= rcp;
-    } else {
-#pragma unroll
-      for (int i = 0; i < R; ++i)
-        if (upd[i]) s.a[i][j] /= piv;
-    }
+    for (int i = 0; i < R; ++i)
+      if (upd[i]) s.a[i][j] = pivot_scale(s.a[i][j], piv, rcp);
   }
   if (j + 1 < N) {
     T m[R];

@@ -62,17 +62,11 @@ __device__ __forceinline__ void gj_step(gj_row<T, N>& s, int j, int r, bool lane
     s.pos = pk.p;
   }
   if (piv == T(0) && s.info == 0) s.info = j + 1;
-  const T rcp = T(1) / piv;
+  const T rcp = rcp_rn(piv);
   if (pk.win) {
     s.a[j] = T(1), s.scale = rcp;
   } else if (lane_ok) {
-    T l = s.a[j];  // getrf's multiplier, computed as getrf computes it
-    if (piv != T(0)) {
-      if (fabs(piv) >= sfmin<T>())
-        l *= rcp;
-      else
-        l /= piv;
-    }
+    const T l = pivot_scale(s.a[j], piv, rcp);  // getrf's multiplier, computed as getrf computes it
     sub_row_except(s.a, l, buf, j);
     s.a[j] = -l;
   }
@@ -191,20 +185,13 @@ __device__ __forceinline__ void gj_step_rows(gj_rows<T, N, R>& s, int j, const b
     }
   }
   if (piv == T(0) && s.info == 0) s.info = j + 1;
-  const T rcp = T(1) / piv;
+  const T rcp = rcp_rn(piv);
   T m[R];
   bool act[R];
 #pragma unroll
   for (int i = 0; i < R; ++i) {
     act[i] = ok[i] && !win[i];
-    T l = s.a[i][j];  // getrf's multiplier, computed as getrf computes it
-    if (piv != T(0)) {
-      if (fabs(piv) >= sfmin<T>())
-        l *= rcp;
-      else
-        l /= piv;
-    }
-    m[i] = l;
+    m[i] = pivot_scale(s.a[i][j], piv, rcp);  // getrf's multiplier, computed as getrf computes it
     if (win[i]) s.a[i][j] = T(1), s.scale[i] = rcp;
   }
   sub_rows_except(s.a, m, act, buf, j);
