@@ -145,6 +145,10 @@ __device__ __forceinline__ void lu_step(lu_row<T, N>& s, T (&b)[N], int j, int r
   }
   if (piv == T(0) && s.info == 0) s.info = j + 1;
   if (cand && !pk.win) {
+    // pivot_scale: the reciprocal without rcp.rn's branches (common.cuh). Same-run A/B on the
+    // H100 (bench/results/gpu-h100-0ff2d37-ab-rcp*.txt), tuned shape, T(1) / piv -> it: float
+    // n=8 .87 -> .92, 16 .85 -> .92, 32 .76 -> .77 - .79; double 32 .75 -> .77 - .78. (The rows
+    // kernel below lost with it, float n=10 .62 -> .60: kept as it was.)
     s.a[j] = pivot_scale(s.a[j], piv);
     if (j + 1 < N) sub_row(s.a, s.a[j], buf, j + 1);
     if constexpr (EXTRA) sub_row(b, s.a[j], buf + off, 0);
@@ -306,11 +310,17 @@ __device__ __forceinline__ void lu_step_rows(lu_rows<T, N, R>& s, int j, const b
     }
   }
   if (piv == T(0) && s.info == 0) s.info = j + 1;
-  {
-    const T rcp = rcp_rn(piv);
+  if (piv != T(0)) {
+    if (fabs(piv) >= sfmin<T>()) {
+      const T rcp = T(1) / piv;
 #pragma unroll
-    for (int i = 0; i < R; ++i)
-      if (upd[i]) s.a[i][j] = pivot_scale(s.a[i][j], piv, rcp);
+      for (int i = 0; i < R; ++i)
+        if (upd[i]) s.a[i][j] *= rcp;
+    } else {
+#pragma unroll
+      for (int i = 0; i < R; ++i)
+        if (upd[i]) s.a[i][j] /= piv;
+    }
   }
   if (j + 1 < N) {
     T m[R];

@@ -62,11 +62,25 @@ __device__ __forceinline__ void gj_step(gj_row<T, N>& s, int j, int r, bool lane
     s.pos = pk.p;
   }
   if (piv == T(0) && s.info == 0) s.info = j + 1;
-  const T rcp = rcp_rn(piv);
+  // The reciprocal by rcp_rn / pivot_scale (common.cuh: no rcp.rn branches) in float, by the
+  // division in double: same-run A/B on the H100 (bench/results/gpu-h100-0ff2d37-ab-rcp*.txt),
+  // tuned shape, division -> rcp_rn: float n=16 .65 -> .70, 32 .48 -> .48; double n=16
+  // .73 -> .71, 32 .47 -> .46.
+  constexpr bool fast = sizeof(T) == 4;
+  const T rcp = fast ? rcp_rn(piv) : T(1) / piv;
   if (pk.win) {
     s.a[j] = T(1), s.scale = rcp;
   } else if (lane_ok) {
-    const T l = pivot_scale(s.a[j], piv, rcp);  // getrf's multiplier, computed as getrf computes it
+    // getrf's multiplier, computed as getrf computes it
+    T l = s.a[j];
+    if constexpr (fast) {
+      l = pivot_scale(l, piv, rcp);
+    } else if (piv != T(0)) {
+      if (fabs(piv) >= sfmin<T>())
+        l *= rcp;
+      else
+        l /= piv;
+    }
     sub_row_except(s.a, l, buf, j);
     s.a[j] = -l;
   }
@@ -185,13 +199,20 @@ __device__ __forceinline__ void gj_step_rows(gj_rows<T, N, R>& s, int j, const b
     }
   }
   if (piv == T(0) && s.info == 0) s.info = j + 1;
-  const T rcp = rcp_rn(piv);
+  const T rcp = T(1) / piv;
   T m[R];
   bool act[R];
 #pragma unroll
   for (int i = 0; i < R; ++i) {
     act[i] = ok[i] && !win[i];
-    m[i] = pivot_scale(s.a[i][j], piv, rcp);  // getrf's multiplier, computed as getrf computes it
+    T l = s.a[i][j];  // getrf's multiplier, computed as getrf computes it
+    if (piv != T(0)) {
+      if (fabs(piv) >= sfmin<T>())
+        l *= rcp;
+      else
+        l /= piv;
+    }
+    m[i] = l;
     if (win[i]) s.a[i][j] = T(1), s.scale[i] = rcp;
   }
   sub_rows_except(s.a, m, act, buf, j);
