@@ -69,7 +69,7 @@ constexpr bool gemm_size = N >= 16;
   return "t" + std::to_string(S.threads) + "_mb" + std::to_string(S.min_blocks) +
          (S.per_matrix ? "_thread" : S.pipelined ? "_pipelined" : S.transpose ? "_xpose" : "_direct") +
          (S.rows > 1 ? "_r" + std::to_string(S.rows) : "") + (S.opaque_ld ? "_opq" : "") +
-         (S.pivot == k::pivot_method::split ? "_split" : "");
+         (S.pivot == k::pivot_method::split ? "_split" : "") + (S.rcp_fast ? "" : "_div");
 }
 
 template <k::launch_shape S, k::pivot_method PM = k::default_pivot>

@@ -26,7 +26,7 @@ void getrf_with(CUstream_st* stream, const V& A, const pivot_view& ipiv, int* in
   constexpr int n = V::static_rows, w = k::seg_width((n + S.rows - 1) / S.rows);
   constexpr int threads = k::fit_threads(S.threads, w, int(sizeof(T)) * 2 * k::vec_stride<T>(n));
   if constexpr (S.rows == 1)
-    k::getrf_kernel<T, n, threads, S.min_blocks, PM>
+    k::getrf_kernel<T, n, threads, S.min_blocks, PM, S.rcp_fast>
         <<<k::grid_for(A.count(), threads / w), threads, 0, stream>>>(k::at_of(A), A.count(), ipiv, info);
   else
     k::getrf_rows_kernel<T, n, S.rows, threads, S.min_blocks>

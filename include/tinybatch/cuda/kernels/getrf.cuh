@@ -127,7 +127,7 @@ struct lu_row {
 /// broadcasts 1 / pivot with its row and the division leaves the step's dependent chain,
 /// measured slower in 39 of 40 (type, n, shape) pairs swept, both types:
 /// bench/results/gpu-h100-1b98ad3-dirty-sweep-variants.csv.)
-template <int W, int N, bool EXTRA, pivot_method PM = default_pivot, class T>
+template <int W, int N, bool EXTRA, pivot_method PM = default_pivot, bool RCP = true, class T>
 __device__ __forceinline__ void lu_step(lu_row<T, N>& s, T (&b)[N], int j, int r, bool lane_ok,
                                         T* buf, int off) {
   const bool cand = lane_ok && !s.chosen;
@@ -145,11 +145,17 @@ __device__ __forceinline__ void lu_step(lu_row<T, N>& s, T (&b)[N], int j, int r
   }
   if (piv == T(0) && s.info == 0) s.info = j + 1;
   if (cand && !pk.win) {
-    // pivot_scale: the reciprocal without rcp.rn's branches (common.cuh). Same-run A/B on the
-    // H100 (bench/results/gpu-h100-0ff2d37-ab-rcp*.txt), tuned shape, T(1) / piv -> it: float
-    // n=8 .87 -> .92, 16 .85 -> .92, 32 .76 -> .77 - .79; double 32 .75 -> .77 - .78. (The rows
-    // kernel below lost with it, float n=10 .62 -> .60: kept as it was.)
-    s.a[j] = pivot_scale(s.a[j], piv);
+    if constexpr (RCP) {
+      // pivot_scale: the reciprocal without rcp.rn's branches (launch_shape::rcp_fast).
+      s.a[j] = pivot_scale(s.a[j], piv);
+    } else if (piv != T(0)) {
+      if (fabs(piv) >= sfmin<T>()) {
+        const T rcp = T(1) / piv;
+        s.a[j] *= rcp;
+      } else {
+        s.a[j] /= piv;
+      }
+    }
     if (j + 1 < N) sub_row(s.a, s.a[j], buf, j + 1);
     if constexpr (EXTRA) sub_row(b, s.a[j], buf + off, 0);
   }
@@ -160,7 +166,7 @@ __device__ __forceinline__ void lu_step(lu_row<T, N>& s, T (&b)[N], int j, int r
 /// shared-memory tile and no block-wide barrier. (The tile of 045adb9, staged by coalesced
 /// block-wide copies, measured slower at every n swept on the H100, both types: double n=16
 /// .62 -> .95 of the roofline without it, n=32 .42 -> .75.)
-template <class T, int N, int THREADS, int MINB, pivot_method PM = default_pivot, class At>
+template <class T, int N, int THREADS, int MINB, pivot_method PM = default_pivot, bool RCP = true, class At>
 __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     getrf_kernel(At A, index_t count, pivot_view ipiv, int* info) {
   constexpr int W = seg_width(N), NB = THREADS / W, BS = vec_stride<T>(N);
@@ -179,7 +185,7 @@ __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     s.pos = lane_ok ? r : 64 + r, s.chosen = false, s.chosen_at = 0, s.info = 0;
     T none[N];
 #pragma unroll
-    for (int j = 0; j < N; ++j) lu_step<W, N, false, PM>(s, none, j, r, lane_ok, bc[j & 1] + seg * BS, 0);
+    for (int j = 0; j < N; ++j) lu_step<W, N, false, PM, RCP>(s, none, j, r, lane_ok, bc[j & 1] + seg * BS, 0);
     if (lane_ok && live) {
       T* x = A(k) + s.pos;
 #pragma unroll

@@ -61,6 +61,9 @@ struct launch_shape {
                             ///< matrix, not hoisted out of the loop over matrices
   pivot_method pivot = pivot_method::fit;  ///< getrf, inverse (one row per thread): the pivot
                                            ///< search (above)
+  bool rcp_fast = true;  ///< getrf (one row per thread): the pivot's reciprocal by rcp_fast
+                         ///< (common.cuh: rcp.rn's fast path without its branches), else by
+                         ///< the division (getrf case below says where each measured faster)
 };
 
 /// Threads per block for `op` on n x n matrices of `elem_bytes`-byte elements on sm_90.
@@ -187,9 +190,17 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // not taken). Where one row per thread leaves lanes of a segment idle, two rows halve
       // the segment and the shared-memory reads per matrix. Three rows (every lane busy at
       // n = 6, 12, 24) lost everywhere.
+      // The pivot's reciprocal by rcp_fast (common.cuh) against T(1) / piv, same-run A/B
+      // sweeps at every shape (bench/results/gpu-h100-0ff2d37-ab-rcp-{1,2}.txt,
+      // gpu-h100-7014fe9-ab-rcp-getrf-20-24.txt, 0.5 GiB), tuned shape, division -> rcp_fast:
+      // float n=8 .87 -> .92, 16 .85 -> .92, 32 .76 -> .77 - .79, 10 - 24 +.01 - .04; double
+      // n=5 - 16 +.00 - .01, 32 .75 -> .77 - .78, but n=20 .71 -> .66 and 24 .75 -> .72 at
+      // the 64-register cap (where it gained at every other shape): those keep the division.
+      // (getrf_rows_kernel lost with it, float n=10 .62 -> .60, and keeps the division.)
       if (elem_bytes == 8) {
         if (n <= 8) return {.threads = 128, .min_blocks = 6};   // <= 85 registers
-        if (n <= 24) return {.threads = 256, .min_blocks = 4};  // <= 64
+        if (n <= 16) return {.threads = 256, .min_blocks = 4};  // <= 64
+        if (n <= 24) return {.threads = 256, .min_blocks = 4, .rcp_fast = false};
         return {.threads = 128, .min_blocks = 5};               // <= 102
       }
       // Since the split pivot search (pivot_method above; sweeps
