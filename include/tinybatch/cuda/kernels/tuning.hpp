@@ -193,10 +193,10 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // The pivot's reciprocal by rcp_fast (common.cuh) against T(1) / piv, same-run A/B
       // sweeps at every shape (bench/results/gpu-h100-0ff2d37-ab-rcp-{1,2}.txt,
       // gpu-h100-7014fe9-ab-rcp-getrf-20-24.txt, 0.5 GiB), tuned shape, division -> rcp_fast:
-      // float n=8 .87 -> .92, 16 .85 -> .92, 32 .76 -> .77 - .79, 10 - 24 +.01 - .04; double
+      // float n=8 .87 -> .92, 16 .85 -> .92 - .93, 20 .58 -> .62, 24 .64 -> .68, 32 .76 -> .77 - .79; double
       // n=5 - 16 +.00 - .01, 32 .75 -> .77 - .78, but n=20 .71 -> .66 and 24 .75 -> .72 at
       // the 64-register cap (where it gained at every other shape): those keep the division.
-      // (getrf_rows_kernel lost with it, float n=10 .62 -> .60, and keeps the division.)
+      // (getrf_rows_kernel lost with it, float n=10 .63 -> .60, and keeps the division.)
       if (elem_bytes == 8) {
         if (n <= 8) return {.threads = 128, .min_blocks = 6};   // <= 85 registers
         if (n <= 16) return {.threads = 256, .min_blocks = 4};  // <= 64
