@@ -162,6 +162,32 @@ TINYBATCH_SIMD_INLINE void stream(T* p, const pack<T, W>& v) {
   else
     asm volatile("vmovntps %1, %0" : "=m"(m) : "v"(v) : "memory");
 }
+/// v := the lanes of the pack at p selected by mask (the low lanes), the other lanes zero; the
+/// memory of the masked-off lanes is not read (no fault past the end of an array). AVX-512
+/// only (with VL for 16- and 32-byte packs); p needs no alignment. Inline assembly, as
+/// `stream` below. (An output argument: returning the pack by value drew a -Wpsabi note at the
+/// end of the including file, which the pragma of this header does not cover.)
+template <int W, class T>
+TINYBATCH_SIMD_INLINE void load_masked(pack<T, W>& v, const T* p, unsigned short mask) {
+  struct bytes {
+    char b[W * sizeof(T)];
+  };
+  if constexpr (sizeof(T) == 8)
+    asm("vmovupd %1, %0%{%2%}%{z%}" : "=v"(v) : "m"(*reinterpret_cast<const bytes*>(p)), "Yk"(mask));
+  else
+    asm("vmovups %1, %0%{%2%}%{z%}" : "=v"(v) : "m"(*reinterpret_cast<const bytes*>(p)), "Yk"(mask));
+}
+/// Stores the lanes of v selected by mask to p; the memory of the other lanes is left alone.
+template <int W, class T>
+TINYBATCH_SIMD_INLINE void store_masked(T* p, const pack<T, W>& v, unsigned short mask) {
+  struct bytes {
+    char b[W * sizeof(T)];
+  };
+  if constexpr (sizeof(T) == 8)
+    asm volatile("vmovupd %1, %0%{%2%}" : "+m"(*reinterpret_cast<bytes*>(p)) : "v"(v), "Yk"(mask));
+  else
+    asm volatile("vmovups %1, %0%{%2%}" : "+m"(*reinterpret_cast<bytes*>(p)) : "v"(v), "Yk"(mask));
+}
 /// Orders the streaming stores before every later store (the other threads see them once the
 /// parallel region's barrier has passed).
 TINYBATCH_SIMD_INLINE void store_fence() { asm volatile("sfence" ::: "memory"); }

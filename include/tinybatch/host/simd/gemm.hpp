@@ -32,6 +32,37 @@ constexpr int tile_begin(int total, int parts, int t) {
   return t <= small_count ? t * small : small_count * small + (t - small_count) * (small + 1);
 }
 
+/// The packs of a column of C and of op(A): column_tiling's (packs of a power of two lanes,
+/// the last one overlapping the one before where M is not a multiple), or, with AVX-512 where
+/// M is not a power of two and bit_ceil(M) lanes fit one register, one pack of bit_ceil(M)
+/// lanes whose lanes >= M are masked off (load_masked, store_masked): float M = 12 then takes
+/// one 16-lane pack, not two overlapping 8-lane ones, half the multiply-adds.
+template <class Arch, class T, int M>
+struct gemm_tiling {
+  using plain = column_tiling<Arch, T, M>;
+  static constexpr bool masked = Arch::registers == 32 && (M & (M - 1)) != 0 &&
+                                 bit_ceil(M) <= lanes<Arch, T> && bit_ceil(M) * int(sizeof(T)) >= 16;
+  static constexpr int width = masked ? bit_ceil(M) : plain::width;
+  static constexpr int count = masked ? 1 : plain::count;
+  static constexpr int offset(int v) { return masked ? 0 : plain::offset(v); }
+  static constexpr unsigned short mask = (1u << M) - 1u;
+};
+/// (Through an output argument, as load_masked.)
+template <class tiling, int W, class T>
+TINYBATCH_SIMD_INLINE void tile_load(pack<T, W>& v, const T* p) {
+  if constexpr (tiling::masked)
+    load_masked<W>(v, p, tiling::mask);
+  else
+    v = load<W>(p);
+}
+template <class tiling, int W, class T>
+TINYBATCH_SIMD_INLINE void tile_store(T* p, const pack<T, W>& v) {
+  if constexpr (tiling::masked)
+    store_masked<W>(p, v, tiling::mask);
+  else
+    store<W>(p, v);
+}
+
 /// One register tile of C: packs [V0, V0 + MB) of the column tiling and columns [J0, J0 + NB).
 /// A is M x K (already op(A)); op(B)(l, j) is b[l * bl + j * bj] (no_trans: bl = 1, bj = ldb;
 /// trans: bl = ldb, bj = 1, a run-time choice that costs nothing in the address arithmetic).
@@ -39,7 +70,7 @@ constexpr int tile_begin(int total, int parts, int t) {
 template <class Arch, class T, int M, int K, int V0, int MB, int J0, int NB, bool NT = false>
 TINYBATCH_SIMD_INLINE void gemm_tile(T alpha, const T* a, int lda, const T* b, index_t bl, index_t bj,
                                      T beta, T* c, int ldc) {
-  using tiling = column_tiling<Arch, T, M>;
+  using tiling = gemm_tiling<Arch, T, M>;
   constexpr int W = tiling::width;
   using P = pack<T, W>;
   // Loops over the tile are unrolled completely (constant bounds), so `acc` and `av` become
@@ -57,7 +88,7 @@ TINYBATCH_SIMD_INLINE void gemm_tile(T alpha, const T* a, int lda, const T* b, i
   for (int l = 0; l < K; ++l) {
     P av[MB];
 #pragma GCC unroll 8
-    for (int v = 0; v < MB; ++v) av[v] = load<W>(a + tiling::offset(V0 + v) + index_t(l) * lda);
+    for (int v = 0; v < MB; ++v) tile_load<tiling, W>(av[v], a + tiling::offset(V0 + v) + index_t(l) * lda);
 #pragma GCC unroll 32
     for (int j = 0; j < NB; ++j) {
       const T blj = b[l * bl + (J0 + j) * bj];
@@ -80,24 +111,24 @@ TINYBATCH_SIMD_INLINE void gemm_tile(T alpha, const T* a, int lda, const T* b, i
     for (int j = 0; j < NB; ++j)
 #pragma GCC unroll 8
       for (int v = 0; v < MB; ++v)
-        store<W>(c + tiling::offset(V0 + v) + index_t(J0 + j) * ldc, acc[v][j]);
+        tile_store<tiling, W>(c + tiling::offset(V0 + v) + index_t(J0 + j) * ldc, acc[v][j]);
   } else if (beta == T(0)) {
 #pragma GCC unroll 32
     for (int j = 0; j < NB; ++j)
 #pragma GCC unroll 8
       for (int v = 0; v < MB; ++v)
-        store<W>(c + tiling::offset(V0 + v) + index_t(J0 + j) * ldc, alpha * acc[v][j]);
+        tile_store<tiling, W>(c + tiling::offset(V0 + v) + index_t(J0 + j) * ldc, alpha * acc[v][j]);
   } else {
     P old[MB][NB];
 #pragma GCC unroll 32
     for (int j = 0; j < NB; ++j)
 #pragma GCC unroll 8
-      for (int v = 0; v < MB; ++v) old[v][j] = load<W>(c + tiling::offset(V0 + v) + index_t(J0 + j) * ldc);
+      for (int v = 0; v < MB; ++v) tile_load<tiling, W>(old[v][j], c + tiling::offset(V0 + v) + index_t(J0 + j) * ldc);
 #pragma GCC unroll 32
     for (int j = 0; j < NB; ++j)
 #pragma GCC unroll 8
       for (int v = 0; v < MB; ++v)
-        store<W>(c + tiling::offset(V0 + v) + index_t(J0 + j) * ldc, alpha * acc[v][j] + beta * old[v][j]);
+        tile_store<tiling, W>(c + tiling::offset(V0 + v) + index_t(J0 + j) * ldc, alpha * acc[v][j] + beta * old[v][j]);
   }
 }
 
@@ -106,7 +137,7 @@ TINYBATCH_SIMD_INLINE void gemm_tile(T alpha, const T* a, int lda, const T* b, i
 template <class Arch, class T, int M, int N, int K, bool TA, bool NT = false>
 TINYBATCH_SIMD_INLINE void gemm_one(T alpha, const T* a, int lda, const T* b, index_t bl, index_t bj,
                                     T beta, T* c, int ldc) {
-  using tiling = column_tiling<Arch, T, M>;
+  using tiling = gemm_tiling<Arch, T, M>;
   using blocking = gemm_blocking<Arch>;
   // op(A) = A^T: rows of A are strided, so A^T is formed once in L1 and then streamed by
   // columns like a non-transposed A.
@@ -138,12 +169,12 @@ TINYBATCH_SIMD_INLINE void gemm_one(T alpha, const T* a, int lda, const T* b, in
 /// apart. Each matrix's start is checked as it comes.
 template <class Arch, class T, int M>
 constexpr bool streamable_rows() {
-  constexpr int W = column_tiling<Arch, T, M>::width;
+  constexpr int W = gemm_tiling<Arch, T, M>::width;
   return M % W == 0 && W * int(sizeof(T)) >= 16;
 }
 template <class Arch, class T, int M>
 TINYBATCH_SIMD_INLINE bool streamable(const T* c, int ldc, int n) {
-  constexpr std::size_t bytes = std::size_t(column_tiling<Arch, T, M>::width) * sizeof(T);
+  constexpr std::size_t bytes = std::size_t(gemm_tiling<Arch, T, M>::width) * sizeof(T);
   return reinterpret_cast<std::uintptr_t>(c) % bytes == 0 && (n == 1 || std::size_t(ldc) * sizeof(T) % bytes == 0);
 }
 
