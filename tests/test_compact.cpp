@@ -233,13 +233,19 @@ void check_variants() {
 }  // namespace
 
 TEMPLATE_TEST_CASE("compact: every operation matches the reference, n = 1..32", "[compact]", float, double) {
-  for_sizes([](auto n) { check_size<TestType, n>(); });
+  for_sizes<TestType>([](auto n) { check_size<TestType, n>(); });
 }
 
 TEMPLATE_TEST_CASE("compact: gemm transposes and shapes, trsm variants", "[compact]", float, double) {
+  // The sanitizer build (-Dcompact_test_sizes=ends) checks them at one size: at three they
+  // were 700 of this program's 780 s of sanitized compile, whatever the set of sizes above.
+#if !defined(TB_SIMD_ENDS)
   check_variants<TestType, 2>();  // unrolled
+#endif
   check_variants<TestType, 7>();  // loops
+#if !defined(TB_SIMD_ENDS)
   check_variants<TestType, 32>();
+#endif
 }
 
 TEMPLATE_TEST_CASE("compact: conversions round-trip and pad with identities", "[compact]", float, double) {

@@ -109,7 +109,7 @@ void check_shape() {
 }  // namespace
 
 TEMPLATE_TEST_CASE("simd gemm: square sizes 1..32 match the reference", "[simd][gemm]", float, double) {
-  for_sizes([](auto n) { check_shape<TestType, n, n, n>(); });
+  for_sizes<TestType>([](auto n) { check_shape<TestType, n, n, n>(); });
 }
 
 TEMPLATE_TEST_CASE("simd gemm: rectangular shapes match the reference", "[simd][gemm]", float, double) {

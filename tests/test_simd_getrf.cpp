@@ -67,7 +67,7 @@ void check_shape() {
 
 TEMPLATE_TEST_CASE("simd getrf: square sizes 1..32 match the reference", "[simd][getrf]", float,
                    double) {
-  for_sizes([](auto n) { check_shape<TestType, n, n>(); });
+  for_sizes<TestType>([](auto n) { check_shape<TestType, n, n>(); });
 }
 
 TEMPLATE_TEST_CASE("simd getrf: rectangular shapes match the reference", "[simd][getrf]", float,

@@ -66,7 +66,7 @@ void check_size() {
 }  // namespace
 
 TEMPLATE_TEST_CASE("simd potrf: sizes 1..32 match the reference", "[simd][potrf]", float, double) {
-  for_sizes([](auto n) { check_size<TestType, n>(); });
+  for_sizes<TestType>([](auto n) { check_size<TestType, n>(); });
 }
 
 #else
