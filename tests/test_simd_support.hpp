@@ -268,10 +268,10 @@ constexpr bool size_tested(int n) {
   return n == 2 || n == 32;
 #elif defined(TB_SIMD_FEW)
   // The AddressSanitizer + UBSan build of tests/run.sh (-Dsimd_test_sizes=few; the compact
-  // test's release build too, -Dcompact_test_sizes=few): the staging
-  // paths once each, the largest in both types. Element by element (double 2, float 7: n * n
-  // is no multiple of the lanes), whole packs through in-register transposes (double 8), and
-  // n = 32: half-width lanes (double solves), runs that end at the end of the allocation.
+  // test's release build too, -Dcompact_test_sizes=few): the staging paths once each, the
+  // largest in both types. Element by element (double 2, float 7: n * n is no multiple of
+  // the lanes), whole packs through in-register transposes (double 8), and n = 32:
+  // half-width lanes (double solves), runs that end at the end of the allocation.
   return n == 32 || (dbl ? n == 2 || n == 8 : n == 7);
 #else
   // Sizes where the kernels change shape: one pack and a remainder, whole packs, either
