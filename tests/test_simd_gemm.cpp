@@ -103,6 +103,15 @@ void check_shape() {
       CHECK(one_gemm<T, M, N, K>(tb::par, false, false, shape::padded, false, big_count, T(1), T(1)) == "");
     else
       CHECK(one_gemm<T, M, N, K>(simd_par, false, false, shape::padded, false, big_count, T(1), T(1)) == "");
+    // Packed C over the threads through the streaming path with beta == 0: where M is not a
+    // multiple of the pack, C goes out in groups through an L1 buffer (gemm.hpp,
+    // grouped_streamable), from a first matrix on a line boundary (aligned) or not (packed).
+    const streaming_scope streaming(true);
+    for (shape sh : {shape::packed, shape::aligned})
+      for (bool ta : {false, true}) {
+        INFO((ta ? "op(A) T, " : "op(A) N, ") << name(sh) << ", streaming, beta 0");
+        CHECK(one_gemm<T, M, N, K>(simd_par, ta, false, sh, false, big_count, T(1), T(0)) == "");
+      }
   }
 }
 

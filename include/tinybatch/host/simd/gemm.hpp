@@ -187,6 +187,24 @@ TINYBATCH_SIMD_INLINE bool streamable(const T* c, int ldc, int n) {
   return reinterpret_cast<std::uintptr_t>(c) % bytes == 0 && (n == 1 || std::size_t(ldc) * sizeof(T) % bytes == 0);
 }
 
+/// Bytes of the smallest run of whole matrices of C (M x N, packed) that is a whole number of
+/// 64-byte lines: lcm(64, M * N * sizeof(T)).
+template <class T, int M, int N>
+constexpr std::size_t gemm_group_bytes() {
+  std::size_t a = 64, b = std::size_t(M) * N * sizeof(T);
+  const std::size_t prod = a * b;
+  while (b != 0) {
+    const std::size_t t = a % b;
+    a = b, b = t;
+  }
+  return prod / a;
+}
+/// Whether the streaming gemm writes C in groups through an L1 buffer (gemm_range).
+template <class Arch, class T, int M, int N>
+constexpr bool grouped_streamable() {
+  return !streamable_rows<Arch, T, M>() && gemm_group_bytes<T, M, N>() <= tuning::gemm_group_max_bytes;
+}
+
 /// Prefetches every line of A's and B's matrix k (and of C's where `c_too`, with intent to
 /// write), matrices held as `span_*` bytes from their starts.
 template <class T>
@@ -227,6 +245,32 @@ void gemm_range(isa s, bool tb, T alpha, matrix_starts<T> A, matrix_starts<T> B,
       const bool nt = beta == T(0) && streamable_rows<Arch, T, M>();
       const matrix_starts<T> a = A, b = B, c = C;
       const T al = alpha, be = beta;
+      if constexpr (grouped_streamable<Arch, T, M, N>()) {
+        // C a packed batch: G matrices at a time into an L1 buffer, then to memory by
+        // streaming stores, so that C's lines are not read first (tuning::gemm_group_max_bytes).
+        // Matrices before the first one whose C starts a line, and the last < G, are written
+        // directly; a group's lines hold only its own matrices, so threads never share one.
+        if (beta == T(0) && c.ptrs == nullptr && c.ld == M && c.stride == index_t(M) * N) {
+          constexpr int G = int(gemm_group_bytes<T, M, N>() / (sizeof(T) * M * N)), W = Arch::bytes / int(sizeof(T));
+          constexpr int lines = int(gemm_group_bytes<T, M, N>() / 64), per_line = 64 / Arch::bytes;
+          using ldc = std::integral_constant<int, M>;
+          alignas(64) T buf[G * M * N];
+          const auto one = [&](index_t k, T* out, auto ld) __attribute__((always_inline)) {
+            if (k % every == 0 && k + ahead < k1) prefetch_operands(a, b, c, k + ahead, span_a, span_b, span_c, false);
+            gemm_one<Arch, T, M, N, K, TA>(al, a[k], a.ld, b[k], bl, bj, T(0), out, ld);
+          };
+          index_t k = k0;
+          for (; k < k1 && reinterpret_cast<std::uintptr_t>(c[k]) % 64 != 0; ++k) one(k, c[k], ldc{});
+          for (; k1 - k >= G; k += G) {
+            for (int g = 0; g < G; ++g) one(k + g, buf + g * M * N, ldc{});
+            T* const dst = c[k];
+            for (int l = 0; l < lines * per_line; ++l) stream<W>(dst + l * W, load<W>(buf + l * W));
+          }
+          for (; k < k1; ++k) one(k, c[k], ldc{});
+          store_fence();
+          return;
+        }
+      }
       for (index_t k = k0; k < k1; ++k) {
         if (k % every == 0 && k + ahead < k1) prefetch_operands(a, b, c, k + ahead, span_a, span_b, span_c, !nt);
         if constexpr (streamable_rows<Arch, T, M>()) {
