@@ -110,8 +110,8 @@ inline std::size_t default_streaming_min_bytes() {
 inline constexpr std::size_t gemm_prefetch_ahead_bytes = 4096;
 /// In that regime, where C's columns cannot be streamed pack by pack (M not a multiple of the
 /// pack) but C is a packed batch, gemm writes groups of matrices whose C spans a whole number
-/// of cache lines to an L1 buffer and streams the buffer (simd/gemm.hpp, gemm_grouped_nt), for
-/// groups of at most this many bytes. Xeon VM, 2 threads, 256 MiB per operand, GB/s plain ->
+/// of cache lines to an L1 buffer and streams the buffer (simd/gemm.hpp, grouped_streamable and
+/// gemm_range), for groups of at most this many bytes. Xeon VM, 2 threads, 256 MiB per operand, GB/s plain ->
 /// grouped, medians of 3 passes (bench/results/cpu-203013e-xeon-dev-gemm-grouped-nt.txt):
 /// double n = 3 24 -> 30, 6 29 -> 36, 7 29 -> 38, 12 25 -> 30, 20 18 -> 22, 10 30 -> 26 (loses);
 /// float 3 21 -> 29, 6 25 -> 31, 12 23 -> 30, 24 18 -> 20. Double n = 24 (4608-byte groups)
