@@ -254,7 +254,9 @@ void gemm_range(isa s, bool tb, T alpha, matrix_starts<T> A, matrix_starts<T> B,
           constexpr int G = int(gemm_group_bytes<T, M, N>() / (sizeof(T) * M * N)), W = Arch::bytes / int(sizeof(T));
           constexpr int lines = int(gemm_group_bytes<T, M, N>() / 64), per_line = 64 / Arch::bytes;
           using ldc = std::integral_constant<int, M>;
-          alignas(64) T buf[G * M * N];
+          // One pack of slack: the last column of the last matrix is stored as a (masked)
+          // whole pack, which GCC's -Warray-bounds would otherwise see past the end.
+          alignas(64) T buf[G * M * N + W];
           const auto one = [&](index_t k, T* out, auto ld) __attribute__((always_inline)) {
             if (k % every == 0 && k + ahead < k1) prefetch_operands(a, b, c, k + ahead, span_a, span_b, span_c, false);
             gemm_one<Arch, T, M, N, K, TA>(al, a[k], a.ld, b[k], bl, bj, T(0), out, ld);
