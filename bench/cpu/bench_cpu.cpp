@@ -11,9 +11,12 @@
 // (each operand about --cache-kib KiB, the call repeated for --min-seconds); times are the
 // fastest single call. Roofline
 // fraction = (bytes read once + written once at the copy bandwidth measured at the start of
-// the run) / measured time. In-place factorizations are timed net of the copy that restores
-// their input before every repetition (time(restore + op) - time(restore)), as in
-// shared/anchors. Output: a table on stdout and a CSV (--csv) with machine, date, commit.
+// the run) / measured time. In-place factorizations and the solves restore their input before
+// every call, outside the timed interval. (--net-of-restore: timed as in shared/anchors, net of
+// that copy, time(restore + op) - time(restore); with calls of a few microseconds, cache-resident,
+// the restore alone ran slower than in the pair, after the call had left the lines in the
+// other core's cache, and the difference fell to nothing: compact potrf, double, n = 24.)
+// Output: a table on stdout and a CSV (--csv) with machine, date, commit.
 #include <tinybatch/eigen.hpp>
 #include <tinybatch/tinybatch.hpp>
 
@@ -66,6 +69,7 @@ struct options {
   std::vector<std::string> regimes = {"stream", "cache"};
   std::string precisions = "ds", csv, machine_note;
   bool compact = true;  // --no-compact leaves the compact-layout column out
+  bool net_of_restore = false;  // --net-of-restore: the method of shared/anchors (see the top)
 };
 
 double now() {
@@ -115,7 +119,9 @@ double copy_bandwidth() {
 /// within minutes) falls on all of them alike instead of on whichever ran at the time: timed
 /// one after the other, two runs a minute apart put double gemm n = 12 at 0.46 and 0.89 of
 /// the roofline, against LIBXSMM's 0.77 and 0.69.
-std::vector<double> best_times(int reps, double min_seconds, const std::vector<std::function<void()>>& fs) {
+/// prep[i] (where given) runs before each call of fs[i], outside the timed interval.
+std::vector<double> best_times(int reps, double min_seconds, const std::vector<std::function<void()>>& fs,
+                               const std::vector<std::function<void()>>& prep = {}) {
   std::vector<double> best(fs.size(), 1e30), total(fs.size(), 0);
   for (int r = 0; r <= 100000; ++r) {
     bool more = r < reps;
@@ -123,6 +129,7 @@ std::vector<double> best_times(int reps, double min_seconds, const std::vector<s
     if (!more) break;
     for (std::size_t i = 0; i < fs.size(); ++i) {
       if (r >= reps && total[i] >= min_seconds) continue;
+      if (i < prep.size() && prep[i]) prep[i]();
       const double t0 = now();
       fs[i]();
       const double t = now() - t0;
@@ -314,8 +321,9 @@ struct bench {
                        }});
 #endif
     }
-    // Per implementation: the restore and the call, and the restore alone.
-    std::vector<std::function<void()>> fs;
+    // Per implementation: the call after an untimed restore (or, --net-of-restore, the restore
+    // and the call, and the restore alone).
+    std::vector<std::function<void()>> fs, prep;
     for (auto& [name, f] : impls) {
       std::function<void()> restore = [&, is_compact = name == "tb_compact_par"] {
         if (is_compact)
@@ -325,12 +333,18 @@ struct bench {
       };
       restore();
       f();  // warm up
-      fs.push_back([restore, &f] { restore(); f(); });
-      fs.push_back(restore);
+      if (opt.net_of_restore) {
+        fs.push_back([restore, &f] { restore(); f(); });
+        fs.push_back(restore);
+      } else {
+        fs.push_back(f);
+        prep.push_back(restore);
+      }
     }
-    const std::vector<double> t = best_times(opt.reps, seconds_for(regime), fs);
+    const std::vector<double> t = best_times(opt.reps, seconds_for(regime), fs, prep);
     for (std::size_t i = 0; i < impls.size(); ++i)
-      record<T>(regime, op, impls[i].first, N, count, std::max(t[2 * i] - t[2 * i + 1], 1e-12), flops, bytes);
+      record<T>(regime, op, impls[i].first, N, count,
+                opt.net_of_restore ? std::max(t[2 * i] - t[2 * i + 1], 1e-12) : t[i], flops, bytes);
   }
 
   /// getrs / potrs with one right-hand side on factors made once (outside the timing): B is
@@ -424,8 +438,9 @@ struct bench {
 #endif
     }
     const double flops = 2.0 * N * N, bytes = (double(N) * N + 2.0 * N) * sizeof(T);
-    // Per implementation: the restore and the call, and the restore alone.
-    std::vector<std::function<void()>> fs;
+    // Per implementation: the call after an untimed restore (or, --net-of-restore, the restore
+    // and the call, and the restore alone).
+    std::vector<std::function<void()>> fs, prep;
     for (auto& [name, f] : impls) {
       std::function<void()> restore = [&, is_compact = name == "tb_compact_par"] {
         if (is_compact)
@@ -435,12 +450,18 @@ struct bench {
       };
       restore();
       f();  // warm up
-      fs.push_back([restore, &f] { restore(); f(); });
-      fs.push_back(restore);
+      if (opt.net_of_restore) {
+        fs.push_back([restore, &f] { restore(); f(); });
+        fs.push_back(restore);
+      } else {
+        fs.push_back(f);
+        prep.push_back(restore);
+      }
     }
-    const std::vector<double> t = best_times(opt.reps, seconds_for(regime), fs);
+    const std::vector<double> t = best_times(opt.reps, seconds_for(regime), fs, prep);
     for (std::size_t i = 0; i < impls.size(); ++i)
-      record<T>(regime, op, impls[i].first, N, count, std::max(t[2 * i] - t[2 * i + 1], 1e-12), flops, bytes);
+      record<T>(regime, op, impls[i].first, N, count,
+                opt.net_of_restore ? std::max(t[2 * i] - t[2 * i + 1], 1e-12) : t[i], flops, bytes);
   }
 
   /// X := inv(A), out of place: A read once, X written once (2 n^3 flops, LAPACK's count).
@@ -577,6 +598,7 @@ int main(int argc, char** argv) {
     else if (a == "--prec") o.precisions = next();
     else if (a == "--csv") o.csv = next();
     else if (a == "--no-compact") o.compact = false;
+    else if (a == "--net-of-restore") o.net_of_restore = true;
     else if (a == "--note") o.machine_note = next();
     else if (a == "--sizes") {
       o.sizes.clear();
@@ -585,7 +607,7 @@ int main(int argc, char** argv) {
       std::printf(
           "usage: bench_cpu [--stream-mib 256] [--cache-kib 128] [--reps 5] [--threads T]\n"
           "  [--sizes 2,3,4,5,8,12,16,24,32] [--ops gemm,potrf,getrf,inverse,getrs,potrs] [--regimes stream,cache]\n"
-          "  [--prec ds] [--min-seconds 0.2] [--csv file] [--note text]\n");
+          "  [--prec ds] [--min-seconds 0.2] [--csv file] [--note text] [--no-compact] [--net-of-restore]\n");
       return a == "--help" ? 0 : 2;
     }
   }
