@@ -236,7 +236,32 @@ struct bench {
       record<T>(regime, "gemm", impls[i].first, N, count, t[i], flops, bytes);
   }
 
-  /// In-place factorizations: restore A from A0 before every call; time net of the restore.
+  /// The fastest call of each implementation, its input restored before every call by
+  /// restore(whether the implementation reads the compact layout): untimed, or
+  /// (--net-of-restore) timed with the call and subtracted.
+  template <class Impls, class Restore>
+  std::vector<double> restored_times(const std::string& regime, Impls& impls, Restore&& restore) {
+    std::vector<std::function<void()>> fs, prep;
+    for (auto& [name, f] : impls) {
+      std::function<void()> r = [&restore, compact_input = name == "tb_compact_par"] { restore(compact_input); };
+      r();
+      f();  // warm up
+      if (opt.net_of_restore) {
+        fs.push_back([r, &f] { r(); f(); });
+        fs.push_back(r);
+      } else {
+        fs.push_back(f);
+        prep.push_back(r);
+      }
+    }
+    const std::vector<double> t = best_times(opt.reps, seconds_for(regime), fs, prep);
+    std::vector<double> best(impls.size());
+    for (std::size_t i = 0; i < impls.size(); ++i)
+      best[i] = opt.net_of_restore ? std::max(t[2 * i] - t[2 * i + 1], 1e-12) : t[i];
+    return best;
+  }
+
+  /// In-place factorizations: A restored from A0 before every call (restored_times).
   template <class T, int N>
   void run_factor(const std::string& regime, const std::string& op) {
     const index_t count = batch_for(regime, N, sizeof(T));
@@ -321,34 +346,15 @@ struct bench {
                        }});
 #endif
     }
-    // Per implementation: the call after an untimed restore (or, --net-of-restore, the restore
-    // and the call, and the restore alone).
-    std::vector<std::function<void()>> fs, prep;
-    for (auto& [name, f] : impls) {
-      std::function<void()> restore = [&, is_compact = name == "tb_compact_par"] {
-        if (is_compact)
-          parallel_copy(C.data(), C0.data(), clen);
-        else
-          parallel_copy(A.data(), A0.data(), len);
-      };
-      restore();
-      f();  // warm up
-      if (opt.net_of_restore) {
-        fs.push_back([restore, &f] { restore(); f(); });
-        fs.push_back(restore);
-      } else {
-        fs.push_back(f);
-        prep.push_back(restore);
-      }
-    }
-    const std::vector<double> t = best_times(opt.reps, seconds_for(regime), fs, prep);
-    for (std::size_t i = 0; i < impls.size(); ++i)
-      record<T>(regime, op, impls[i].first, N, count,
-                opt.net_of_restore ? std::max(t[2 * i] - t[2 * i + 1], 1e-12) : t[i], flops, bytes);
+    const std::vector<double> t = restored_times(regime, impls, [&](bool compact_input) {
+      if (compact_input) parallel_copy(C.data(), C0.data(), clen);
+      else parallel_copy(A.data(), A0.data(), len);
+    });
+    for (std::size_t i = 0; i < impls.size(); ++i) record<T>(regime, op, impls[i].first, N, count, t[i], flops, bytes);
   }
 
   /// getrs / potrs with one right-hand side on factors made once (outside the timing): B is
-  /// restored before every call and the time is net of that copy. Bytes: the factor read,
+  /// restored before every call (restored_times). Bytes: the factor read,
   /// B read and written (the pivots' n ints are left out: under 1/n of the factor).
   template <class T, int N>
   void run_solve(const std::string& regime, const std::string& op) {
@@ -438,30 +444,11 @@ struct bench {
 #endif
     }
     const double flops = 2.0 * N * N, bytes = (double(N) * N + 2.0 * N) * sizeof(T);
-    // Per implementation: the call after an untimed restore (or, --net-of-restore, the restore
-    // and the call, and the restore alone).
-    std::vector<std::function<void()>> fs, prep;
-    for (auto& [name, f] : impls) {
-      std::function<void()> restore = [&, is_compact = name == "tb_compact_par"] {
-        if (is_compact)
-          parallel_copy(CB.data(), CB0.data(), cblen);
-        else
-          parallel_copy(B.data(), B0.data(), blen);
-      };
-      restore();
-      f();  // warm up
-      if (opt.net_of_restore) {
-        fs.push_back([restore, &f] { restore(); f(); });
-        fs.push_back(restore);
-      } else {
-        fs.push_back(f);
-        prep.push_back(restore);
-      }
-    }
-    const std::vector<double> t = best_times(opt.reps, seconds_for(regime), fs, prep);
-    for (std::size_t i = 0; i < impls.size(); ++i)
-      record<T>(regime, op, impls[i].first, N, count,
-                opt.net_of_restore ? std::max(t[2 * i] - t[2 * i + 1], 1e-12) : t[i], flops, bytes);
+    const std::vector<double> t = restored_times(regime, impls, [&](bool compact_input) {
+      if (compact_input) parallel_copy(CB.data(), CB0.data(), cblen);
+      else parallel_copy(B.data(), B0.data(), blen);
+    });
+    for (std::size_t i = 0; i < impls.size(); ++i) record<T>(regime, op, impls[i].first, N, count, t[i], flops, bytes);
   }
 
   /// X := inv(A), out of place: A read once, X written once (2 n^3 flops, LAPACK's count).
