@@ -69,15 +69,6 @@ std::string one_gemm(const Policy& fast, bool ta, bool tb_, shape sh, bool point
   return compare(C.buf, want.buf, 4.0 * (K + 2) * eps<T>());
 }
 
-/// With `on`, every call in the scope takes gemm's streaming path (prefetch, streaming stores
-/// where C is aligned for them and beta == 0); without, none does (the default threshold is
-/// the last-level cache, which no test batch reaches).
-struct streaming_scope {
-  std::size_t saved = ts::tuning::streaming_min_bytes().load();
-  explicit streaming_scope(bool on) { ts::tuning::streaming_min_bytes() = on ? 0 : ~std::size_t(0); }
-  ~streaming_scope() { ts::tuning::streaming_min_bytes() = saved; }
-};
-
 template <class T, int M, int N, int K>
 void check_shape() {
   for (ts::isa s : isas()) {

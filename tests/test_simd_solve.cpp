@@ -8,6 +8,7 @@
 #include "test_simd_support.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #if !defined(TB_SOLVE_PART)
 #define TB_SOLVE_PART 0
@@ -189,8 +190,16 @@ std::string check_trsm(const Policy& fast, const layout& L) {
 template <class T, int N>
 void check_size() {
   static int variant = 0;
-  for (ts::isa s : isas()) {
+  // Each instruction set; the direct solves (getrs, potrs) also streaming, where they take
+  // one matrix at a time instead of groups.
+  constexpr bool direct_solves = TB_SOLVE_PART == 0 || TB_SOLVE_PART == 2;
+  std::vector<std::pair<ts::isa, bool>> modes;
+  for (ts::isa s : isas())
+    for (bool on : {false, true})
+      if (!on || direct_solves) modes.push_back({s, on});
+  for (const auto& [s, on] : modes) {
     isa_scope scope(s);
+    const streaming_scope streaming(on);
     std::vector<layout> layouts;
     for (shape sh : {shape::padded, shape::packed})
       for (bool pointers : {false, true})
@@ -202,7 +211,7 @@ void check_size() {
     layouts.push_back({shape::packed, true, 37});
     for (const layout& L : layouts) {
       ++variant;
-      INFO("isa " << name(s) << ", n = " << N << ", " << name(L.sh) << (L.pointers ? ", pointers" : ", strided")
+      INFO("isa " << name(s) << (on ? ", streaming" : "") << ", n = " << N << ", " << name(L.sh) << (L.pointers ? ", pointers" : ", strided")
                   << ", count " << L.count << ", variant " << variant);
       // simd_par runs a small batch on one thread and splits the big one. At two sizes the
       // packed big batch goes through the default policy instead (kernels::automatic, the

@@ -36,6 +36,16 @@ struct isa_scope {
   explicit isa_scope(ts::isa s) { ts::limit_isa(s); }
   ~isa_scope() { ts::limit_isa(ts::isa::avx512); }
 };
+
+/// With `on`, every call in the scope takes the streaming paths (gemm: prefetch, streaming
+/// stores where C is aligned for them and beta == 0; direct solves: one matrix at a time,
+/// the next prefetched); without, none does (the default threshold is the last-level cache,
+/// which no test batch reaches).
+struct streaming_scope {
+  std::size_t saved = ts::tuning::streaming_min_bytes().load();
+  explicit streaming_scope(bool on) { ts::tuning::streaming_min_bytes() = on ? 0 : ~std::size_t(0); }
+  ~streaming_scope() { ts::tuning::streaming_min_bytes() = saved; }
+};
 #endif
 
 /// How the matrices sit in memory: `padded` has ld = m + 3, gaps between matrices and starts

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdio>
 
 namespace tinybatch::detail::simd::tuning {
 
@@ -90,15 +91,54 @@ constexpr bool direct(op o, int n, bool trans = false) {
   return direct_order(o, sizeof(T) == 8, n, trans);
 }
 
+/// Where a direct solve that outgrows the last-level cache (streaming_min_bytes) takes one
+/// matrix at a time, the next one prefetched, instead of interleaved groups (solve.hpp
+/// solve_range). Groups are G streams of factors at once; streaming, one stream read memory
+/// faster. EPYC VM, 2 threads, one right-hand side, GB/s, groups / one, two runs each
+/// (bench/results/cpu-e79f6ff-epyc-dev-solves-streaming.txt):
+///   256 MiB, double: getrs n=8 26 - 27 / 37, 12 20 / 31, 16 18 / 33 - 34, 24 18 / 35,
+///     32 20 / 23; potrs 8 30 - 32 / 38 - 40, 12 24 / 32, 16 29 / 39 - 40, 24 18 - 20 / 35,
+///     32 22 - 23 / 31 - 32;
+///   256 MiB, float: getrs 12 24 - 27 / 24 - 25, 16 23 - 24 / 20 - 24, 24 13 - 18 / 22 - 28,
+///     32 17 / 25 - 27; potrs 8 31 / 27, 12 25 - 26 / 25, 16 22 - 23 / 20 - 24, 32 18 - 19 /
+///     24 - 28;
+///   8 MiB (in the last-level cache), groups win: double getrs n=16 70 / 50, 32 77 - 79 /
+///     63 - 64; float getrs 32 62 - 63 / 39 - 40.
+/// Hence double at every order, float from n = 24.
+constexpr bool streams_one_at_a_time(bool is_double, int n) { return is_double || n >= 24; }
+
 /// Outputs that are only written (gemm's C with beta == 0) go to memory by streaming stores
 /// (simd/arch.hpp `stream`) when the call's operands together span at least this many bytes:
 /// the size of the last-level cache as the C library reports it (at least 8 MiB; 64 MiB when
 /// it does not say). Below it the output is likely still in cache when it is read next, and a
 /// streaming store would evict it. Tests set it to 0 (every aligned output streams).
+/// The largest cache of cpu0 as Linux's sysfs lists it (what lscpu shows: the cache a core
+/// shares, 32 MiB on the EPYC VM), or -1. sysconf's _SC_LEVEL3_CACHE_SIZE reported 320 MiB
+/// there: the whole socket's L3, of which one core's complex sees a tenth.
+inline long sysfs_cache_bytes() {
+  long best = -1;
+  for (int i = 0; i < 8; ++i) {
+    char path[64];
+    std::snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    std::FILE* f = std::fopen(path, "r");
+    if (!f) break;
+    long v = 0;
+    char unit = 0;
+    const int got = std::fscanf(f, "%ld%c", &v, &unit);
+    std::fclose(f);
+    if (got >= 1) {
+      if (got == 2 && unit == 'K') v <<= 10;
+      if (got == 2 && unit == 'M') v <<= 20;
+      best = v > best ? v : best;
+    }
+  }
+  return best;
+}
+
 inline std::size_t default_streaming_min_bytes() {
-  long llc = -1;
+  long llc = sysfs_cache_bytes();
 #if defined(_SC_LEVEL3_CACHE_SIZE)
-  llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (llc <= 0) llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
   if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
 #endif
   if (llc <= 0) return std::size_t(64) << 20;

@@ -109,6 +109,14 @@ bool potrf(const P& p, uplo ul, const VA& A, int* info) {
   }
 }
 
+/// Whether a direct solve of `count` matrices outgrows the last-level cache (factors and
+/// right-hand sides; host/simd/solve.hpp solve_range then takes one matrix at a time).
+template <class T, int N, int NRHS>
+bool solve_streams(index_t count) {
+  const std::size_t footprint = std::size_t(count) * sizeof(T) * std::size_t(N * N + N * NRHS);
+  return footprint >= tuning::streaming_min_bytes().load(std::memory_order_relaxed);
+}
+
 template <class P, class VA, class VB>
 bool getrs(const P& p, op t, const VA& A, const pivot_view& ipiv, const VB& B, const int* info) {
   constexpr int N = VA::static_rows, NRHS = VB::static_cols;
@@ -117,18 +125,19 @@ bool getrs(const P& p, op t, const VA& A, const pivot_view& ipiv, const VB& B, c
   constexpr bool dn = tuning::direct<T>(tuning::op::getrs, N), dt = tuning::direct<T>(tuning::op::getrs, N, true);
   if constexpr (applies<P, tuning::staged<T>(tuning::op::getrs, N) || dn || dt, VA, VB>) {
     const auto a = starts_of(A), b = starts_of(B);
+    const bool streaming = solve_streams<T, N, NRHS>(B.count());
     using K = direct::solve_kind;
     if (t == op::no_trans) {
       if constexpr (dn)
         return run(p, B.count(), [&](isa s, index_t k0, index_t k1) {
-          direct::solve_range<N, NRHS, K::getrs_n>(s, a, ipiv, b, info, k0, k1);
+          direct::solve_range<N, NRHS, K::getrs_n>(s, a, ipiv, b, info, k0, k1, streaming);
         });
       else
         return st::getrs<N, NRHS, false>(p, a, ipiv, b, B.count(), info);
     }
     if constexpr (dt)
       return run(p, B.count(), [&](isa s, index_t k0, index_t k1) {
-        direct::solve_range<N, NRHS, K::getrs_t>(s, a, ipiv, b, info, k0, k1);
+        direct::solve_range<N, NRHS, K::getrs_t>(s, a, ipiv, b, info, k0, k1, streaming);
       });
     else
       return st::getrs<N, NRHS, true>(p, a, ipiv, b, B.count(), info);
@@ -145,10 +154,11 @@ bool potrs(const P& p, uplo ul, const VA& A, const VB& B, const int* info) {
   if constexpr (applies<P, tuning::staged<T>(tuning::op::potrs, N) || d, VA, VB>) {
     const auto a = starts_of(A), b = starts_of(B);
     if constexpr (d) {
+      const bool streaming = solve_streams<T, N, NRHS>(B.count());
       return run(p, B.count(), [&](isa s, index_t k0, index_t k1) {
         using K = direct::solve_kind;
-        ul == uplo::lower ? direct::solve_range<N, NRHS, K::potrs_lower>(s, a, {}, b, info, k0, k1)
-                          : direct::solve_range<N, NRHS, K::potrs_upper>(s, a, {}, b, info, k0, k1);
+        ul == uplo::lower ? direct::solve_range<N, NRHS, K::potrs_lower>(s, a, {}, b, info, k0, k1, streaming)
+                          : direct::solve_range<N, NRHS, K::potrs_upper>(s, a, {}, b, info, k0, k1, streaming);
       });
     } else {
       return ul == uplo::lower ? st::potrs<N, NRHS, true>(p, a, b, B.count(), info)

@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "../../core/pivots.hpp"
+#include "../tuning.hpp"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -301,34 +302,49 @@ constexpr int group_size() {
   return nv * 4 <= Arch::registers / 2 ? 4 : 2;
 }
 
-/// Matrices [k0, k1) of the batch with instruction set s, in groups of group_size(); those
-/// with info[k] != 0 are skipped (B untouched). A last, partial group is padded with copies
-/// of its first matrix solving into a local scratch.
+/// Matrices [k0, k1) in groups of G, each matrix that joins a group prefetching the one
+/// `ahead` matrices later; those with info[k] != 0 are skipped (B untouched). A last, partial
+/// group is padded with copies of its first matrix solving into a local scratch.
+template <class Arch, int N, int NRHS, solve_kind K, int G, class T>
+TINYBATCH_SIMD_INLINE void solve_groups(const matrix_starts<T>& A, const pivot_view& ipiv, const matrix_starts<T>& B,
+                                        const int* info, index_t k0, index_t k1, index_t ahead) {
+  constexpr bool getrs = K == solve_kind::getrs_n || K == solve_kind::getrs_t;
+  group<T, G> m;
+  alignas(64) T pad[N * NRHS];
+  const std::size_t span_a = (std::size_t(A.ld) * (N - 1) + N) * sizeof(T);
+  index_t k = k0;
+  while (true) {
+    int n = 0;
+    for (; k < k1 && n < G; ++k) {
+      if (k + ahead < k1) prefetch_matrix<T, N, NRHS, getrs>(A, ipiv, B, k + ahead, span_a);
+      if (!info || info[k] == 0) m.a[n] = A[k], m.ipiv[n] = getrs ? ipiv[k] : nullptr, m.b[n] = B[k], m.ldb[n++] = B.ld;
+    }
+    if (n == 0) break;
+    if (n < G) {  // one call site: the kernel is large
+      for (int c = 0; c < NRHS; ++c)
+        for (int i = 0; i < N; ++i) pad[i + c * N] = m.b[0][i + index_t(c) * m.ldb[0]];
+      for (int g = n; g < G; ++g) m.a[g] = m.a[0], m.ipiv[g] = m.ipiv[0], m.b[g] = pad, m.ldb[g] = N;
+    }
+    solve_group<Arch, T, N, NRHS, K, G>(m, A.ld);
+  }
+}
+
+/// Matrices [k0, k1) of the batch with instruction set s: in groups of group_size(),
+/// prefetching prefetch_ahead_bytes of factors ahead; or, streaming (the call outgrows the
+/// last-level cache, tuning::streaming_min_bytes) where tuning::streams_one_at_a_time says so,
+/// one matrix at a time with the next prefetched. G interleaved factors are G streams, and
+/// with four of them the double solves read memory at half the rate of one (tuning.hpp).
 template <int N, int NRHS, solve_kind K, class T>
 void solve_range(isa s, const matrix_starts<T>& A, const pivot_view& ipiv, const matrix_starts<T>& B,
-                 const int* info, index_t k0, index_t k1) {
+                 const int* info, index_t k0, index_t k1, bool streaming) {
   with_isa(s, [&](auto arch) __attribute__((always_inline)) {
     using Arch = decltype(arch);
-    constexpr int G = group_size<Arch, T, N>();
-    constexpr bool getrs = K == solve_kind::getrs_n || K == solve_kind::getrs_t;
-    group<T, G> m;
-    alignas(64) T pad[N * NRHS];
-    const std::size_t span_a = (std::size_t(A.ld) * (N - 1) + N) * sizeof(T);
-    const index_t ahead = index_t((prefetch_ahead_bytes + span_a - 1) / span_a);
-    index_t k = k0;
-    while (true) {
-      int n = 0;
-      for (; k < k1 && n < G; ++k) {
-        if (k + ahead < k1) prefetch_matrix<T, N, NRHS, getrs>(A, ipiv, B, k + ahead, span_a);
-        if (!info || info[k] == 0) m.a[n] = A[k], m.ipiv[n] = getrs ? ipiv[k] : nullptr, m.b[n] = B[k], m.ldb[n++] = B.ld;
-      }
-      if (n == 0) break;
-      if (n < G) {  // one call site: the kernel is large
-        for (int c = 0; c < NRHS; ++c)
-          for (int i = 0; i < N; ++i) pad[i + c * N] = m.b[0][i + index_t(c) * m.ldb[0]];
-        for (int g = n; g < G; ++g) m.a[g] = m.a[0], m.ipiv[g] = m.ipiv[0], m.b[g] = pad, m.ldb[g] = N;
-      }
-      solve_group<Arch, T, N, NRHS, K, G>(m, A.ld);
+    if (streaming && tuning::streams_one_at_a_time(sizeof(T) == 8, N)) {
+      solve_groups<Arch, N, NRHS, K, 1>(A, ipiv, B, info, k0, k1, 1);
+    } else {
+      const std::size_t span_a = (std::size_t(A.ld) * (N - 1) + N) * sizeof(T);
+      const index_t ahead = index_t((prefetch_ahead_bytes + span_a - 1) / span_a);
+      solve_groups<Arch, N, NRHS, K, group_size<Arch, T, N>()>(A, ipiv, B, info, k0, k1, ahead);
     }
   });
 }
