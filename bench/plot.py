@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Plots a bench_cpu CSV: one PNG per operation and precision, GFLOP/s (left) and fraction of
-the copy-bandwidth roofline (right) against n, one line per implementation, solid for the
+the memory roofline (right; its read + write rate in the CSV) against n, one line per implementation, solid for the
 streaming regime and dashed for the cache-resident one.
 
     python3 bench/plot.py bench/results/cpu-XXXX.csv [--out bench/results]
@@ -92,7 +92,7 @@ def main():
         ax1.set_ylabel("GFLOP/s")
         ax1.set_yscale("log")
         ax2.set_xlabel("n")
-        ax2.set_ylabel("fraction of copy-bandwidth roofline")
+        ax2.set_ylabel("fraction of memory roofline")
         ax2.set_yscale("log")
         ax2.axhline(1.0, color="gray", lw=0.8)
         for ax in (ax1, ax2):

@@ -9,11 +9,21 @@
 //
 // Two regimes: `stream` (each operand >= --stream-mib MiB, far beyond the caches) and `cache`
 // (each operand about --cache-kib KiB, the call repeated for --min-seconds); times are the
-// fastest single call. Roofline
-// fraction = (bytes read once + written once at the copy bandwidth measured at the start of
-// the run) / measured time. In-place factorizations and the solves restore their input before
-// every call, outside the timed interval. (--net-of-restore: timed as in shared/anchors, net of
-// that copy, time(restore + op) - time(restore); with calls of a few microseconds, cache-resident,
+// fastest single call. Roofline fraction = (the least time the memory allows) / measured time,
+// where the least time is the largest of R / read rate, W / write rate and (R + W) / in-place
+// rate, for the R bytes every call must read and the W bytes it must write (each element
+// once). The three rates are those of a sum over --stream-mib MiB (reads only), a fill with
+// non-temporal stores (writes only, no read for ownership) and an in-place update x := c x
+// (each line read once and written back once), timed in turns with the implementations of
+// every streaming cell, so that the VM's drift (its rates move by a third within minutes)
+// falls on both. On the EPYC reads and writes run at about 30 GB/s each and together at
+// about 55: memcpy, whose stores pay a read for ownership that its count leaves out, ran at
+// half the in-place rate, and in-place operations read up to 2.6 of the memcpy roofline that
+// this program used until the twenty-first session. The rates at the start (and memcpy's)
+// are printed in the header.
+// input before every call, outside the timed interval. (--net-of-restore: timed as in
+// shared/anchors, net of that copy, time(restore + op) - time(restore); with calls of a few
+// microseconds, cache-resident,
 // the restore alone ran slower than in the pair, after the call had left the lines in the
 // other core's cache, and the difference fell to nothing: compact potrf, double, n = 24.)
 // Output: a table on stdout and a CSV (--csv) with machine, date, commit.
@@ -29,6 +39,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -41,6 +52,9 @@
 #include <vector>
 
 #include <omp.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <unistd.h>
 
 #if defined(TB_BENCH_LAPACKE)
@@ -99,17 +113,65 @@ void parallel_copy(T* dst, const T* src, std::size_t n) {
   }
 }
 
-/// Copy bandwidth (read + write) of this machine with these threads, best of a few.
-double copy_bandwidth() {
-  const std::size_t n = std::size_t(256) << 20 >> 3;
-  buffer<double> a(n), b(n);
-  double best = 1e30;
-  for (int r = 0; r < 6; ++r) {
-    const double t0 = now();
-    parallel_copy(b.data(), a.data(), n);
-    best = std::min(best, now() - t0);
+/// The three ways of moving memory behind the roofline, over x[0, n) split among the threads
+/// as the batches are (static). c = 1, read at run time so that nothing is folded away.
+void in_place_update(double* x, std::size_t n, double c) {
+#pragma omp parallel
+  {
+    const std::size_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const std::size_t b = n * t / nt, e = n * (t + 1) / nt;
+    for (std::size_t i = b; i < e; ++i) x[i] *= c;
   }
-  return 2.0 * n * sizeof(double) / best;
+}
+double read_sum(const double* x, std::size_t n) {
+  double total = 0;
+#pragma omp parallel reduction(+ : total)
+  {
+    const std::size_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const std::size_t b = n * t / nt, e = n * (t + 1) / nt;
+    double s[8] = {};  // independent chains: the add latency must not bound the reads
+    std::size_t i = b;
+    for (; i + 8 <= e; i += 8)
+      for (int k = 0; k < 8; ++k) s[k] += x[i + k];
+    for (; i < e; ++i) s[0] += x[i];
+    for (int k = 0; k < 8; ++k) total += s[k];
+  }
+  return total;
+}
+void streaming_fill(double* x, std::size_t n, double c) {
+#pragma omp parallel
+  {
+    const std::size_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    std::size_t b = n * t / nt, e = n * (t + 1) / nt;
+#if defined(__SSE2__)
+    for (; b < e && reinterpret_cast<std::uintptr_t>(x + b) % 16 != 0; ++b) x[b] = c;
+    const __m128d v = _mm_set1_pd(c);
+    for (; b + 2 <= e; b += 2) _mm_stream_pd(x + b, v);
+    _mm_sfence();
+#endif
+    for (; b < e; ++b) x[b] = c;
+  }
+}
+
+volatile double unit_scale = 1;  // the c above, unknown to the compiler
+volatile double read_sink = 0;
+
+/// Bytes per second of reads alone, writes alone and an in-place update (bytes read +
+/// written), and of memcpy (read + written, for the header only).
+struct rates {
+  double read = 0, write = 0, in_place = 0, memcpy = 0;
+  /// The least time for a call that must read r bytes and write w bytes.
+  double least_seconds(double r, double w) const { return std::max({r / read, w / write, (r + w) / in_place}); }
+};
+
+/// The three rate measurements of `rates` over x[0, n), for best_times.
+std::vector<std::function<void()>> rate_probes(double* x, std::size_t n) {
+  return {[x, n] { read_sink = read_sum(x, n); }, [x, n] { streaming_fill(x, n, unit_scale); },
+          [x, n] { in_place_update(x, n, unit_scale); }};
+}
+rates rates_from(const double* t, std::size_t n) {
+  const double bytes = double(n) * sizeof(double);
+  return {bytes / t[0], bytes / t[1], 2 * bytes / t[2]};
 }
 
 /// The fastest single call of each of fs, among at least `reps` calls of each and
@@ -140,24 +202,56 @@ std::vector<double> best_times(int reps, double min_seconds, const std::vector<s
   return best;
 }
 
+/// The rates at the start of the run, 256 MiB, best of 6 each, in turns.
+rates machine_rates() {
+  const std::size_t n = std::size_t(256) << 20 >> 3;
+  buffer<double> a(n), b(n);
+  std::vector<std::function<void()>> fs = rate_probes(a.data(), n);
+  fs.push_back([&] { parallel_copy(b.data(), a.data(), n); });
+  const std::vector<double> t = best_times(6, 0, fs);
+  rates r = rates_from(t.data(), n);
+  r.memcpy = 2.0 * n * sizeof(double) / t[3];
+  return r;
+}
+
 struct result {
   std::string regime, op, impl;
   char prec;
   int n;
   index_t batch;
   double seconds, gflops, roofline;
+  rates rate;  // the rates of its roofline
 };
 
 struct bench {
   options opt;
-  double bw = 0;
+  rates start;  // measured before the first cell
+  rates cell;  // the rates timed with the current streaming cell
+  std::unique_ptr<buffer<double>> scratch;  // what that in-place update runs over
   std::vector<result> results;
+
+  /// best_times of fs, and, in the streaming regime, of the rate probes over --stream-mib MiB
+  /// in the same turns: `cell`, the roofline of this cell. Cache-resident cells keep the rates
+  /// of the start (their roofline fraction only says how far they are from memory).
+  std::vector<double> timed(const std::string& regime, std::vector<std::function<void()>> fs,
+                            const std::vector<std::function<void()>>& prep = {}) {
+    cell = start;
+    if (regime != "stream") return best_times(opt.reps, seconds_for(regime), fs, prep);
+    const std::size_t n = std::size_t(opt.stream_mib * (1 << 20)) / sizeof(double);
+    if (!scratch || scratch->n != n) scratch = std::make_unique<buffer<double>>(n);
+    for (auto& f : rate_probes(scratch->data(), n)) fs.push_back(f);
+    std::vector<double> t = best_times(opt.reps, seconds_for(regime), fs, prep);
+    cell = rates_from(t.data() + t.size() - 3, n);
+    cell.memcpy = start.memcpy;
+    t.resize(t.size() - 3);
+    return t;
+  }
 
   template <class T>
   void record(const std::string& regime, const std::string& op, const std::string& impl, int n,
-              index_t batch, double seconds, double flops_per, double bytes_per) {
+              index_t batch, double seconds, double flops_per, double read_per, double write_per) {
     result r{regime, op, impl, sizeof(T) == 8 ? 'd' : 's', n, batch, seconds,
-             flops_per * batch / seconds * 1e-9, bytes_per * batch / bw / seconds};
+             flops_per * batch / seconds * 1e-9, cell.least_seconds(read_per * batch, write_per * batch) / seconds, cell};
     std::printf("%-6s %-6s %c %2d %-14s %9lld  %10.4f ms  %8.2f GFLOP/s  %6.3f of roofline\n",
                 regime.c_str(), op.c_str(), r.prec, n, impl.c_str(), (long long)batch,
                 seconds * 1e3, r.gflops, r.roofline);
@@ -180,7 +274,8 @@ struct bench {
     std::mt19937_64 g(42);
     std::uniform_real_distribution<T> u(-1, 1);
     for (std::size_t i = 0; i < len; ++i) A.p[i] = u(g), B.p[i] = u(g);
-    const double flops = 2.0 * N * N * N, bytes = 3.0 * N * N * sizeof(T);
+    // beta = 0: A and B read, C written.
+    const double flops = 2.0 * N * N * N, read = 2.0 * N * N * sizeof(T), write = 1.0 * N * N * sizeof(T);
     using Mat = Eigen::Matrix<T, N, N>;
     tb::strided_view<const T, N, N> a(A.data(), count), b(B.data(), count);
     tb::strided_view<T, N, N> c(C.data(), count);
@@ -231,9 +326,9 @@ struct bench {
       f();  // warm up (page faults, JIT)
       fs.push_back(f);
     }
-    const std::vector<double> t = best_times(opt.reps, seconds_for(regime), fs);
+    const std::vector<double> t = timed(regime, fs);
     for (std::size_t i = 0; i < impls.size(); ++i)
-      record<T>(regime, "gemm", impls[i].first, N, count, t[i], flops, bytes);
+      record<T>(regime, "gemm", impls[i].first, N, count, t[i], flops, read, write);
   }
 
   /// The fastest call of each implementation, its input restored before every call by
@@ -254,7 +349,7 @@ struct bench {
         prep.push_back(r);
       }
     }
-    const std::vector<double> t = best_times(opt.reps, seconds_for(regime), fs, prep);
+    const std::vector<double> t = timed(regime, fs, prep);
     std::vector<double> best(impls.size());
     for (std::size_t i = 0; i < impls.size(); ++i)
       best[i] = opt.net_of_restore ? std::max(t[2 * i] - t[2 * i + 1], 1e-12) : t[i];
@@ -285,7 +380,7 @@ struct bench {
       }
     }
     const double flops = op == "potrf" ? N * N * N / 3.0 : 2.0 * N * N * N / 3.0;
-    const double bytes = 2.0 * N * N * sizeof(T);
+    const double bytes = 1.0 * N * N * sizeof(T);  // read, and written back
     tb::strided_view<T, N, N> a(A.data(), count);
     std::span<int> info_s(info.data(), std::size_t(count));
     std::span<int> piv_s(piv.data(), std::size_t(count) * N);
@@ -350,7 +445,7 @@ struct bench {
       if (compact_input) parallel_copy(C.data(), C0.data(), clen);
       else parallel_copy(A.data(), A0.data(), len);
     });
-    for (std::size_t i = 0; i < impls.size(); ++i) record<T>(regime, op, impls[i].first, N, count, t[i], flops, bytes);
+    for (std::size_t i = 0; i < impls.size(); ++i) record<T>(regime, op, impls[i].first, N, count, t[i], flops, bytes, bytes);
   }
 
   /// getrs / potrs with one right-hand side on factors made once (outside the timing): B is
@@ -443,12 +538,13 @@ struct bench {
                        }});
 #endif
     }
-    const double flops = 2.0 * N * N, bytes = (double(N) * N + 2.0 * N) * sizeof(T);
+    // The factor and the right-hand side read, the solution written.
+    const double flops = 2.0 * N * N, read = (double(N) * N + N) * sizeof(T), write = double(N) * sizeof(T);
     const std::vector<double> t = restored_times(regime, impls, [&](bool compact_input) {
       if (compact_input) parallel_copy(CB.data(), CB0.data(), cblen);
       else parallel_copy(B.data(), B0.data(), blen);
     });
-    for (std::size_t i = 0; i < impls.size(); ++i) record<T>(regime, op, impls[i].first, N, count, t[i], flops, bytes);
+    for (std::size_t i = 0; i < impls.size(); ++i) record<T>(regime, op, impls[i].first, N, count, t[i], flops, read, write);
   }
 
   /// X := inv(A), out of place: A read once, X written once (2 n^3 flops, LAPACK's count).
@@ -502,15 +598,15 @@ struct bench {
                        }
                      }});
 #endif
-    const double flops = 2.0 * N * N * N, bytes = 2.0 * N * N * sizeof(T);
+    const double flops = 2.0 * N * N * N, bytes = 1.0 * N * N * sizeof(T);  // read, and written
     std::vector<std::function<void()>> fs;
     for (auto& [name, f] : impls) {
       f();  // warm up
       fs.push_back(f);
     }
-    const std::vector<double> t = best_times(opt.reps, seconds_for(regime), fs);
+    const std::vector<double> t = timed(regime, fs);
     for (std::size_t i = 0; i < impls.size(); ++i)
-      record<T>(regime, "inverse", impls[i].first, N, count, t[i], flops, bytes);
+      record<T>(regime, "inverse", impls[i].first, N, count, t[i], flops, bytes, bytes);
   }
 
   template <class T, int N>
@@ -606,7 +702,7 @@ int main(int argc, char** argv) {
   libxsmm_init();
 #endif
   const int threads = omp_get_max_threads();
-  b.bw = copy_bandwidth();
+  b.start = machine_rates();
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   const std::string cpu = shell("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'");
@@ -615,8 +711,12 @@ int main(int argc, char** argv) {
   char date[64];
   const std::time_t t = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", std::localtime(&t));
-  std::printf("# %s, %s, %d threads, copy bandwidth %.1f GB/s (read+write), commit %s%s, %s\n",
-              host, cpu.c_str(), threads, b.bw * 1e-9, commit.c_str(), dirty.empty() ? "" : "+dirty", date);
+  char rates_text[200];
+  std::snprintf(rates_text, sizeof rates_text,
+                "GB/s at the start: read %.1f, write %.1f, in-place update %.1f (read + written), memcpy %.1f (read + written)",
+                b.start.read * 1e-9, b.start.write * 1e-9, b.start.in_place * 1e-9, b.start.memcpy * 1e-9);
+  std::printf("# %s, %s, %d threads, %s, commit %s%s, %s\n", host, cpu.c_str(), threads, rates_text,
+              commit.c_str(), dirty.empty() ? "" : "+dirty", date);
 
   for (const auto& regime : o.regimes)
     for (char p : o.precisions) {
@@ -626,14 +726,14 @@ int main(int argc, char** argv) {
 
   if (!o.csv.empty()) {
     std::ofstream f(o.csv);
-    f << "# machine " << host << " (" << cpu << "), " << threads << " threads, copy bandwidth "
-      << b.bw * 1e-9 << " GB/s, commit " << commit << (dirty.empty() ? "" : "+dirty") << ", "
+    f << "# machine " << host << " (" << cpu << "), " << threads << " threads, " << rates_text
+      << ", commit " << commit << (dirty.empty() ? "" : "+dirty") << ", "
       << date << (o.machine_note.empty() ? "" : ", " + o.machine_note) << "\n";
-    f << "machine,date,commit,threads,copy_gbs,regime,op,impl,prec,n,batch,ms,gflops,roofline_fraction\n";
+    f << "machine,date,commit,threads,read_gbs,write_gbs,in_place_gbs,regime,op,impl,prec,n,batch,ms,gflops,roofline_fraction\n";
     for (const auto& r : b.results) {
       char line[512];
-      std::snprintf(line, sizeof line, "%s,%s,%s,%d,%.2f,%s,%s,%s,%c,%d,%lld,%.5f,%.3f,%.4f\n", host,
-                    date, commit.c_str(), threads, b.bw * 1e-9, r.regime.c_str(), r.op.c_str(),
+      std::snprintf(line, sizeof line, "%s,%s,%s,%d,%.2f,%.2f,%.2f,%s,%s,%s,%c,%d,%lld,%.5f,%.3f,%.4f\n", host,
+                    date, commit.c_str(), threads, r.rate.read * 1e-9, r.rate.write * 1e-9, r.rate.in_place * 1e-9, r.regime.c_str(), r.op.c_str(),
                     r.impl.c_str(), r.prec, r.n, (long long)r.batch, r.seconds * 1e3, r.gflops,
                     r.roofline);
       f << line;
