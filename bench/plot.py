@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plots a bench_cpu CSV: one PNG per operation and precision, GFLOP/s (left) and fraction of
-the memory roofline (right; its read + write rate in the CSV) against n, one line per implementation, solid for the
-streaming regime and dashed for the cache-resident one.
+the memory roofline (right; its rates are in the CSV) against n, one line per implementation,
+solid for the streaming regime and dashed for the cache-resident one.
 
     python3 bench/plot.py bench/results/cpu-XXXX.csv [--out bench/results]
 """

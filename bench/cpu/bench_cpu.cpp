@@ -20,8 +20,8 @@
 // about 55: memcpy, whose stores pay a read for ownership that its count leaves out, ran at
 // half the in-place rate, and in-place operations read up to 2.6 of the memcpy roofline that
 // this program used until the twenty-first session. The rates at the start (and memcpy's)
-// are printed in the header.
-// input before every call, outside the timed interval. (--net-of-restore: timed as in
+// are printed in the header. In-place factorizations and the solves restore their input
+// before every call, outside the timed interval. (--net-of-restore: timed as in
 // shared/anchors, net of that copy, time(restore + op) - time(restore); with calls of a few
 // microseconds, cache-resident,
 // the restore alone ran slower than in the pair, after the call had left the lines in the

@@ -107,11 +107,6 @@ constexpr bool direct(op o, int n, bool trans = false) {
 /// Hence double at every order, float from n = 24.
 constexpr bool streams_one_at_a_time(bool is_double, int n) { return is_double || n >= 24; }
 
-/// Outputs that are only written (gemm's C with beta == 0) go to memory by streaming stores
-/// (simd/arch.hpp `stream`) when the call's operands together span at least this many bytes:
-/// the size of the last-level cache as the C library reports it (at least 8 MiB; 64 MiB when
-/// it does not say). Below it the output is likely still in cache when it is read next, and a
-/// streaming store would evict it. Tests set it to 0 (every aligned output streams).
 /// The largest cache of cpu0 as Linux's sysfs lists it (what lscpu shows: the cache a core
 /// shares, 32 MiB on the EPYC VM), or -1. sysconf's _SC_LEVEL3_CACHE_SIZE reported 320 MiB
 /// there: the whole socket's L3, of which one core's complex sees a tenth.
@@ -135,6 +130,12 @@ inline long sysfs_cache_bytes() {
   return best;
 }
 
+/// Where a call's operands together span at least this many bytes it streams: gemm's outputs
+/// that are only written (C with beta == 0) go to memory by streaming stores (simd/arch.hpp
+/// `stream`), and the direct solves take one matrix at a time (streams_one_at_a_time). The
+/// size of the last-level cache (sysfs_cache_bytes, else the C library's; at least 8 MiB,
+/// 64 MiB when neither says). Below it the output is likely still in cache when it is read
+/// next, and a streaming store would evict it. Tests set it to 0 or to the largest value.
 inline std::size_t default_streaming_min_bytes() {
   long llc = sysfs_cache_bytes();
 #if defined(_SC_LEVEL3_CACHE_SIZE)
