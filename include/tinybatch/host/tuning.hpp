@@ -162,5 +162,9 @@ inline std::atomic<std::size_t>& streaming_min_bytes() {
   static std::atomic<std::size_t> bytes{default_streaming_min_bytes()};
   return bytes;
 }
+/// Whether a call whose operands span `footprint` bytes streams (streaming_min_bytes).
+inline bool streams(std::size_t footprint) {
+  return footprint >= streaming_min_bytes().load(std::memory_order_relaxed);
+}
 
 }  // namespace tinybatch::detail::simd::tuning

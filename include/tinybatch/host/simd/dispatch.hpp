@@ -73,7 +73,7 @@ bool gemm(const P& p, op ta, op tb, T alpha, const VA& A, const VB& B, T beta, c
       const auto a = starts_of(A), b = starts_of(B), c = starts_of(C);
       // Prefetching and streaming stores (gemm.hpp) where the call outgrows the last-level cache.
       const std::size_t footprint = std::size_t(C.count()) * sizeof(T) * std::size_t(M * K + K * N + M * N);
-      const bool streaming = footprint >= tuning::streaming_min_bytes().load(std::memory_order_relaxed);
+      const bool streaming = tuning::streams(footprint);
       return run(p, C.count(), [&](isa s, index_t k0, index_t k1) {
         gemm_range<M, N, K, TA>(s, tB, alpha, a, b, beta, c, k0, k1, streaming);
       });
@@ -113,8 +113,7 @@ bool potrf(const P& p, uplo ul, const VA& A, int* info) {
 /// right-hand sides; host/simd/solve.hpp solve_range then takes one matrix at a time).
 template <class T, int N, int NRHS>
 bool solve_streams(index_t count) {
-  const std::size_t footprint = std::size_t(count) * sizeof(T) * std::size_t(N * N + N * NRHS);
-  return footprint >= tuning::streaming_min_bytes().load(std::memory_order_relaxed);
+  return tuning::streams(std::size_t(count) * sizeof(T) * std::size_t(N * N + N * NRHS));
 }
 
 template <class P, class VA, class VB>

@@ -303,15 +303,16 @@ constexpr int group_size() {
 }
 
 /// Matrices [k0, k1) in groups of G, each matrix that joins a group prefetching the one
-/// `ahead` matrices later; those with info[k] != 0 are skipped (B untouched). A last, partial
+/// ahead_bytes of factors later (at least the next); those with info[k] != 0 are skipped (B untouched). A last, partial
 /// group is padded with copies of its first matrix solving into a local scratch.
 template <class Arch, int N, int NRHS, solve_kind K, int G, class T>
 TINYBATCH_SIMD_INLINE void solve_groups(const matrix_starts<T>& A, const pivot_view& ipiv, const matrix_starts<T>& B,
-                                        const int* info, index_t k0, index_t k1, index_t ahead) {
+                                        const int* info, index_t k0, index_t k1, std::size_t ahead_bytes) {
   constexpr bool getrs = K == solve_kind::getrs_n || K == solve_kind::getrs_t;
   group<T, G> m;
   alignas(64) T pad[N * NRHS];
   const std::size_t span_a = (std::size_t(A.ld) * (N - 1) + N) * sizeof(T);
+  const index_t ahead = index_t((ahead_bytes + span_a - 1) / span_a);
   index_t k = k0;
   while (true) {
     int n = 0;
@@ -339,13 +340,10 @@ void solve_range(isa s, const matrix_starts<T>& A, const pivot_view& ipiv, const
                  const int* info, index_t k0, index_t k1, bool streaming) {
   with_isa(s, [&](auto arch) __attribute__((always_inline)) {
     using Arch = decltype(arch);
-    if (streaming && tuning::streams_one_at_a_time(sizeof(T) == 8, N)) {
-      solve_groups<Arch, N, NRHS, K, 1>(A, ipiv, B, info, k0, k1, 1);
-    } else {
-      const std::size_t span_a = (std::size_t(A.ld) * (N - 1) + N) * sizeof(T);
-      const index_t ahead = index_t((prefetch_ahead_bytes + span_a - 1) / span_a);
-      solve_groups<Arch, N, NRHS, K, group_size<Arch, T, N>()>(A, ipiv, B, info, k0, k1, ahead);
-    }
+    if (streaming && tuning::streams_one_at_a_time(sizeof(T) == 8, N))
+      solve_groups<Arch, N, NRHS, K, 1>(A, ipiv, B, info, k0, k1, 1);  // 1 byte: the next matrix
+    else
+      solve_groups<Arch, N, NRHS, K, group_size<Arch, T, N>()>(A, ipiv, B, info, k0, k1, prefetch_ahead_bytes);
   });
 }
 
