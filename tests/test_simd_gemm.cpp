@@ -69,13 +69,23 @@ std::string one_gemm(const Policy& fast, bool ta, bool tb_, shape sh, bool point
   return compare(C.buf, want.buf, 4.0 * (K + 2) * eps<T>());
 }
 
+/// Sets gemm's software prefetch in the streaming path for a scope.
+struct prefetch_scope {
+  bool saved = ts::tuning::gemm_prefetches().load();
+  explicit prefetch_scope(bool on) { ts::tuning::gemm_prefetches() = on; }
+  ~prefetch_scope() { ts::tuning::gemm_prefetches() = saved; }
+};
+
 template <class T, int M, int N, int K>
 void check_shape() {
   for (ts::isa s : isas()) {
     isa_scope scope(s);
-    // The grid through both paths, the big batch below through the default one.
+    // The grid through both paths, the big batch below through the default one. The streaming
+    // grid with gemm's software prefetch on, which the machine's default may leave off
+    // (tuning::gemm_prefetches): its index arithmetic runs under the sanitizers everywhere.
     for (bool on : {false, true}) {
       const streaming_scope streaming(on);
+      const prefetch_scope prefetch(true);
       for (bool ta : {false, true})
         for (bool tb_ : {false, true})
           for (shape sh : {shape::padded, shape::packed, shape::aligned})

@@ -146,9 +146,31 @@ inline std::size_t default_streaming_min_bytes() {
   return std::size_t(llc) < (std::size_t(8) << 20) ? std::size_t(8) << 20 : std::size_t(llc);
 }
 /// In that regime gemm prefetches the operands of the matrix this many bytes of A ahead (every
-/// line of A and B, and of C where C is read): without it the hardware prefetchers alone left
-/// the streaming gemm a quarter below the copy bandwidth (docs/performance.md, CPU).
+/// line of A and B, and of C where C is read), where gemm_prefetches() says so: without it the
+/// hardware prefetchers alone left the streaming gemm a quarter below the copy bandwidth on
+/// the Xeon VM (docs/performance.md, CPU).
 inline constexpr std::size_t gemm_prefetch_ahead_bytes = 4096;
+/// Whether the streaming gemm prefetches in software: not on AMD's cores, where the hardware
+/// prefetchers alone stream faster and the software prefetches (a burst of a matrix's lines
+/// at a time) cost up to 2x. Development program, 2 threads, 256 MiB per operand, beta = 0, GB/s of A + B + C,
+/// with / without, two passes (bench/results/cpu-c42d1e0-dev-gemm-prefetch.txt, runs 3, x):
+/// EPYC VM (Zen 4) double n = 2 33 - 38 / 39 - 43, 8 35 - 36 / 41 - 43, 12 22 / 27 - 32, 16 24 -
+/// 25 / 39 - 41, 24 21 - 22 / 26 - 27, 32 20 - 22 / 27 (OpenBLAS's loop 25 - 30); the GPU
+/// machine's Xeon n = 4 31 / 21 - 26, 8 31 / 25 - 28, 12 27 / 21, 16 - 32 even within the
+/// passes' spread, n = 2 18 - 19 / 22 - 24. A run-time value: tests and development programs
+/// set it.
+inline bool default_gemm_prefetches() {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  __builtin_cpu_init();
+  return !__builtin_cpu_is("amd");
+#else
+  return true;
+#endif
+}
+inline std::atomic<bool>& gemm_prefetches() {
+  static std::atomic<bool> on{default_gemm_prefetches()};
+  return on;
+}
 /// In that regime, where C's columns cannot be streamed pack by pack (M not a multiple of the
 /// pack) but C is a packed batch, gemm writes groups of matrices whose C spans a whole number
 /// of cache lines to an L1 buffer and streams the buffer (simd/gemm.hpp, grouped_streamable and

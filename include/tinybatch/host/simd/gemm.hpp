@@ -223,7 +223,8 @@ TINYBATCH_SIMD_INLINE void prefetch_operands(const matrix_starts<T>& A, const ma
 
 /// Matrices [k0, k1) of the batch, with instruction set `s`. `streaming`: the call's
 /// operands outgrow the last-level cache (tuning::streaming_min_bytes), so A and B (and C
-/// where it is read) are prefetched tuning::gemm_prefetch_ahead_bytes ahead, and with beta
+/// where it is read) are prefetched tuning::gemm_prefetch_ahead_bytes ahead (where
+/// tuning::gemm_prefetches says so: not on AMD), and with beta
 /// == 0 every matrix whose C is aligned for it is written by streaming stores.
 template <int M, int N, int K, bool TA, class T>
 void gemm_range(isa s, bool tb, T alpha, matrix_starts<T> A, matrix_starts<T> B, T beta,
@@ -237,11 +238,14 @@ void gemm_range(isa s, bool tb, T alpha, matrix_starts<T> A, matrix_starts<T> B,
       const std::size_t span_a = sizeof(T) * (std::size_t(A.ld) * ((TA ? M : K) - 1) + (TA ? K : M));
       const std::size_t span_b = sizeof(T) * (std::size_t(B.ld) * ((tb ? K : N) - 1) + (tb ? N : K));
       const std::size_t span_c = sizeof(T) * (std::size_t(C.ld) * (N - 1) + M);
-      const index_t ahead = index_t((tuning::gemm_prefetch_ahead_bytes + span_a - 1) / span_a);
       // Matrices under a line: one matrix in `every` prefetches (float n = 2, a prefetch per
       // matrix and operand: 24 -> 16 GB/s).
       index_t every = 1;
       while (every * span_a < 64) every *= 2;
+      // No software prefetch (tuning::gemm_prefetches): a distance past every matrix.
+      const index_t ahead = tuning::gemm_prefetches().load(std::memory_order_relaxed)
+                                ? index_t((tuning::gemm_prefetch_ahead_bytes + span_a - 1) / span_a)
+                                : k1 - k0;
       const bool nt = beta == T(0) && streamable_rows<Arch, T, M>();
       const matrix_starts<T> a = A, b = B, c = C;
       const T al = alpha, be = beta;
