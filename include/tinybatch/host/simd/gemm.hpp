@@ -239,7 +239,7 @@ void gemm_range(isa s, bool tb, T alpha, matrix_starts<T> A, matrix_starts<T> B,
       const std::size_t span_b = sizeof(T) * (std::size_t(B.ld) * ((tb ? K : N) - 1) + (tb ? N : K));
       const std::size_t span_c = sizeof(T) * (std::size_t(C.ld) * (N - 1) + M);
       // Matrices under a line: one matrix in `every` prefetches (float n = 2, a prefetch per
-      // matrix and operand: 24 -> 16 GB/s).
+      // matrix and operand: 24 -> 16 GB/s); a power of two, tested by a mask (a `%` divided).
       index_t every = 1;
       while (every * span_a < 64) every *= 2;
       // No software prefetch (tuning::gemm_prefetches): a distance past every matrix.
@@ -262,7 +262,7 @@ void gemm_range(isa s, bool tb, T alpha, matrix_starts<T> A, matrix_starts<T> B,
           // whole pack, which GCC's -Warray-bounds would otherwise see past the end.
           alignas(64) T buf[G * M * N + W];
           const auto one = [&](index_t k, T* out, auto ld) __attribute__((always_inline)) {
-            if (k % every == 0 && k + ahead < k1) prefetch_operands(a, b, c, k + ahead, span_a, span_b, span_c, false);
+            if (k + ahead < k1 && (k & (every - 1)) == 0) prefetch_operands(a, b, c, k + ahead, span_a, span_b, span_c, false);
             gemm_one<Arch, T, M, N, K, TA>(al, a[k], a.ld, b[k], bl, bj, T(0), out, ld);
           };
           index_t k = k0;
@@ -278,7 +278,7 @@ void gemm_range(isa s, bool tb, T alpha, matrix_starts<T> A, matrix_starts<T> B,
         }
       }
       for (index_t k = k0; k < k1; ++k) {
-        if (k % every == 0 && k + ahead < k1) prefetch_operands(a, b, c, k + ahead, span_a, span_b, span_c, !nt);
+        if (k + ahead < k1 && (k & (every - 1)) == 0) prefetch_operands(a, b, c, k + ahead, span_a, span_b, span_c, !nt);
         if constexpr (streamable_rows<Arch, T, M>()) {
           if (nt && streamable<Arch, T, M>(c[k], c.ld, N)) {
             gemm_one<Arch, T, M, N, K, TA, true>(al, a[k], a.ld, b[k], bl, bj, be, c[k], c.ld);
