@@ -40,6 +40,26 @@ constexpr bool staged(op o, int n) {
   return staged_orders(o, sizeof(T) == 8).has(n);
 }
 
+/// The largest order at which the staged kernels take whole groups of a packed batch (W
+/// matrices back to back) from memory into registers and back by shuffles, the lane kernel
+/// running on the registers (compact/kernels.inc, the *_group functions), instead of through
+/// the thread's scratch buffer; by operation, type and instruction set. One thread, 128 KiB per
+/// operand, ns per matrix, buffer / registers everywhere, two development runs alike
+/// (bench/results/cpu-7e063ac-epyc-dev-register-groups.txt), AVX-512:
+///   inverse double n=2 2.8 / 2.0, 3 6.5 / 6.2, 4 12.2 / 10.6; float 1.3 / 1.2, 4.5 / 4.3, 6.4 / 6.2
+///   getrf   double n=2 2.8 / 2.2, 3 5.4 / 6.4, 4 10.6 / 10.9; float 1.9 / 1.6, 4.5 / 4.7, 5.8 / 5.9
+///   potrf   double n=2 2.5 / 1.6, 3 4.6 / 4.2, 4 7.0 / 5.9; float 1.05 / 0.85, 3.7 / 3.4, 4.0 / 3.8
+///   getrs   double n=2 2.0 / 1.2, 3 4.3 / 4.3, 4 5.8 / 6.0; float 1.4 / 1.0, 3.0 / 2.2, 3.4 / 2.7
+///   potrs   double n=2 1.8 / 1.3, 3 5.3 / 4.3, 4 5.3 / 4.3; float 1.0 / 0.5, 2.6 / 1.9, 3.2 / 2.3
+/// AVX2: registers faster at every cell, by 2 - 30% (inverse double n = 3 even).
+/// Where GCC's code for the register form of getrf lost (its pivoting blends on 9 - 16 live
+/// vectors), the buffer stays.
+constexpr int register_group_max_order(op o, bool is_double, bool avx512) {
+  if (o == op::getrf) return avx512 ? 2 : 4;
+  if (o == op::getrs) return avx512 && is_double ? 3 : 4;
+  return 4;
+}
+
 /// Where getrs and potrs solve one matrix at a time, the right-hand side in registers
 /// (host/simd/solve.hpp), instead of staging W factors into the compact layout; both are
 /// SIMD kernels, so this holds for `kernels::simd` too. From a development program (one

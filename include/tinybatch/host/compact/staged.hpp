@@ -34,6 +34,7 @@
 #include "../../core/memory.hpp"
 #include "../../core/pivots.hpp"
 #include "../ranges.hpp"
+#include "../tuning.hpp"
 #include "kernels.hpp"
 
 namespace tinybatch::detail::compact::staged {
@@ -272,6 +273,16 @@ bool for_lane_blocks(const Policy& policy, index_t count, Body&& body) {
   return true;
 }
 
+/// Whether a whole group of the batch of type S (operation O, order Order, E elements per
+/// matrix in all operands) skips the buffer: the lane kernels' *_group functions, from memory
+/// to registers and back (a packed batch of tiny matrices; tuning::register_group_max_order).
+template <simd::tuning::op O, class Ops, class P, int Order, int E, class S>
+constexpr bool in_registers() {
+  using T = typename lane_traits<P>::scalar;
+  return is_packed_starts<std::decay_t<S>> && Ops::template group_in_registers<P, Order, E>() &&
+         Order <= simd::tuning::register_group_max_order(O, sizeof(T) == 8, sizeof(P) == 64);
+}
+
 #define TINYBATCH_STAGED_LANES(tag, w) \
   using P = typename decltype(tag)::type; \
   using Ops = typename decltype(tag)::ops; \
@@ -286,6 +297,12 @@ bool getrf(const Policy& policy, const matrix_starts<T>& a0, index_t count, cons
     return for_lane_blocks<T, M * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
       TINYBATCH_STAGED_LANES(tag, w);
       prefetch_ahead<W, M, N, true>(a, k0, e);
+      if constexpr (in_registers<simd::tuning::op::getrf, Ops, P, (M > N ? M : N), M * N, decltype(a)>()) {
+        if (k0 + W <= e) {
+          Ops::template getrf_group<P, M, N>(a[k0], ipiv, info, k0, e);
+          return;
+        }
+      }
       gather<P, Ops, M, N>(a, k0, e, buf);
       Ops::template getrf<P, M, N, W>(buf, ipiv, info, k0, e);
       scatter<P, Ops, M, N>(buf, a, k0, e, all_lanes);
@@ -303,6 +320,12 @@ bool potrf(const Policy& policy, const matrix_starts<T>& a0, index_t count, int*
     return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
       TINYBATCH_STAGED_LANES(tag, w);
       prefetch_ahead<W, N, N, true>(a, k0, e);
+      if constexpr (in_registers<simd::tuning::op::potrf, Ops, P, N, N * N, decltype(a)>()) {
+        if (k0 + W <= e) {
+          Ops::template potrf_group<P, N, Lower>(a[k0], info, k0, e);
+          return;
+        }
+      }
       gather<P, Ops, N, N, part>(a, k0, e, buf);
       Ops::template potrf<P, N, W, Lower>(buf, info, k0, e);
       scatter<P, Ops, N, N, part>(buf, a, k0, e, all_lanes);
@@ -315,12 +338,22 @@ inline auto solved_lanes(const int* info, index_t k0) {
   return [=](int l) { return !info || info[k0 + l] == 0; };
 }
 
+/// Whether no matrix of the W from k0 failed its factorization (info[k] == 0).
+inline bool all_factored(const int* info, index_t k0, int W) {
+  int any = 0;
+  if (info)
+    for (int l = 0; l < W; ++l) any |= info[k0 + l];
+  return any == 0;
+}
+
 /// A solve with the factor A (N x N) and right-hand sides B (N x NRHS) staged together;
 /// solve(tag, W, a, b, k0, e) runs the lane kernel on the group's buffers. PartA: the part
-/// of A the kernel reads (gather's Part: 0 all, 1 lower triangle, -1 upper).
-template <int N, int NRHS, int PartA = 0, class T, class Policy, class Solve>
+/// of A the kernel reads (gather's Part: 0 all, 1 lower triangle, -1 upper). Whole packed
+/// groups of tiny matrices whose factorizations all succeeded go through registers instead:
+/// group(tag, a, b, k0, e) with the group's first factor and right-hand sides in memory.
+template <simd::tuning::op O, int N, int NRHS, int PartA = 0, class T, class Policy, class Solve, class Group>
 bool staged_solve(const Policy& policy, const matrix_starts<T>& a0, const matrix_starts<T>& b0, index_t count,
-                  const int* info, Solve&& solve) {
+                  const int* info, Solve&& solve, Group&& group) {
   constexpr int E = N * (N + NRHS);
   return with_starts<N, N, N, NRHS, E>(a0, b0, [&](const auto& a, const auto& b) {
     return for_lane_blocks<T, E>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
@@ -328,6 +361,12 @@ bool staged_solve(const Policy& policy, const matrix_starts<T>& a0, const matrix
       T* bb = buf + std::size_t(N) * N * W;
       prefetch_ahead<W, N, N, false>(a, k0, e);
       prefetch_ahead<W, N, NRHS, true>(b, k0, e);
+      if constexpr (in_registers<O, Ops, P, N, E, decltype(a)>()) {
+        if (k0 + W <= e && all_factored(info, k0, W)) {
+          group(tag, a[k0], b[k0], k0, e);
+          return;
+        }
+      }
       gather<P, Ops, N, N, PartA>(a, k0, e, buf);
       gather<P, Ops, N, NRHS>(b, k0, e, bb);
       solve(tag, w, buf, bb, k0, e);
@@ -339,21 +378,34 @@ bool staged_solve(const Policy& policy, const matrix_starts<T>& a0, const matrix
 template <int N, int NRHS, bool Trans, class T, class Policy>
 bool getrs(const Policy& policy, const matrix_starts<T>& a, const pivot_view& ipiv, const matrix_starts<T>& b,
            index_t count, const int* info) {
-  return staged_solve<N, NRHS>(policy, a, b, count, info, [&](auto tag, auto w, T* ab, T* bb, index_t k0, index_t e) {
-    TINYBATCH_STAGED_LANES(tag, w);
-    Ops::template getrs<P, N, NRHS, W, Trans>(ab, ipiv, bb, k0, e);
-  });
+  return staged_solve<simd::tuning::op::getrs, N, NRHS>(
+      policy, a, b, count, info,
+      [&](auto tag, auto w, T* ab, T* bb, index_t k0, index_t e) {
+        TINYBATCH_STAGED_LANES(tag, w);
+        Ops::template getrs<P, N, NRHS, W, Trans>(ab, ipiv, bb, k0, e);
+      },
+      [&](auto tag, const T* ag, T* bg, index_t k0, index_t e) {
+        using P = typename decltype(tag)::type;
+        using Ops = typename decltype(tag)::ops;
+        Ops::template getrs_group<P, N, NRHS, Trans>(ag, ipiv, bg, k0, e);
+      });
 }
 
 template <int N, int NRHS, bool Lower, class T, class Policy>
 bool potrs(const Policy& policy, const matrix_starts<T>& a, const matrix_starts<T>& b, index_t count,
            const int* info) {
   // Only the factor's triangle is staged (as in potrf): the lane kernel reads nothing else.
-  return staged_solve<N, NRHS, Lower ? 1 : -1>(policy, a, b, count, info,
-                                               [&](auto tag, auto w, T* ab, T* bb, index_t, index_t) {
-    TINYBATCH_STAGED_LANES(tag, w);
-    Ops::template potrs<P, N, NRHS, W, Lower>(ab, bb);
-  });
+  return staged_solve<simd::tuning::op::potrs, N, NRHS, Lower ? 1 : -1>(
+      policy, a, b, count, info,
+      [&](auto tag, auto w, T* ab, T* bb, index_t, index_t) {
+        TINYBATCH_STAGED_LANES(tag, w);
+        Ops::template potrs<P, N, NRHS, W, Lower>(ab, bb);
+      },
+      [&](auto tag, const T* ag, T* bg, index_t, index_t) {
+        using P = typename decltype(tag)::type;
+        using Ops = typename decltype(tag)::ops;
+        Ops::template potrs_group<P, N, NRHS, Lower>(ag, bg);
+      });
 }
 
 /// B := alpha op(A)^{-1} B or alpha B op(A)^{-1}; A is K x K (K = M on the left, N on the right).
@@ -402,6 +454,12 @@ bool inverse(const Policy& policy, const matrix_starts<T>& a0, const matrix_star
       TINYBATCH_STAGED_LANES(tag, w);
       prefetch_ahead<W, N, N, false>(a, k0, e);
       prefetch_ahead<W, N, N, true>(x, k0, e);
+      if constexpr (in_registers<simd::tuning::op::inverse, Ops, P, N, N * N, decltype(a)>()) {
+        if (k0 + W <= e) {  // a whole packed group: no buffer
+          Ops::template inverse_group<P, N>(a[k0], x[k0], info, k0, e);
+          return;
+        }
+      }
       gather<P, Ops, N, N>(a, k0, e, buf);
       if constexpr (defer_column_swaps(N)) {
         int dest[W * N];
