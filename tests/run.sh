@@ -22,7 +22,7 @@ echo "== release build (CUDA: auto) =="
 # with the SIMD kernels of their 13 fixed sizes they were 38% of this build, while test_simd_*
 # check those kernels at every size, through the default policy too; since the twenty-fourth
 # session at three compile-time sizes (-Dgrid_sizes=few; every size at run time): on an
-# AVX2-only Zen 3 VM the whole of this script took 92 minutes (docs/cpu-backend.md, Tests).
+# AVX2-only Zen 3 VM this script went past CI's 90 minutes (docs/cpu-backend.md, Tests).
 tb_setup build/release --buildtype=release -Doptimization=2 -Dcuda=auto -Dbenchmarks=false \
   -Dexamples=false -Dgpu_test_sizes=$gpu_sizes -Dsimd_test_sizes=split -Dcompact_test_sizes=few \
   -Dgrid_simd=false -Dgrid_sizes=few
