@@ -56,6 +56,44 @@ inline std::vector<int> buffer_order(const std::vector<int>& info, const layout&
   return b;
 }
 
+/// Factors with a diagonal entry below the smallest normal number: getrf keeps such a pivot
+/// (info 0), potrs accepts any factor, and 1 / F(j, j) overflows where LAPACK's trsm divides.
+/// Every other matrix that the checks compare (random, factored: `cases` is the period of the
+/// special cases) gets one: row and column j of its factor F zeroed but F(j, j) = +-min / 16,
+/// so that with the right-hand sides' rows that reach row j zeroed, x_j = 0 / F(j, j) = 0 and
+/// no other row sees it, as the reference computes; a solve multiplying by the reciprocal
+/// (inf) writes NaN over the column. Returns j, or -1 for the matrices left alone.
+template <class T>
+int subnormal_diagonal(poisoned<T>& F, index_t k, int variant, int cases, const std::vector<int>& info_buf) {
+  if ((k + variant) % cases != 0 || (k + variant) / cases % 2 != 0 || info_buf[std::size_t(k)] != 0) return -1;
+  const int j = int((k / 2 + variant) % F.m);
+  for (int i = 0; i < F.m; ++i) F.at(k, i, j) = F.at(k, j, i) = T(0);
+  F.at(k, j, j) = T(k % 4 < 2 ? 1 : -1) * std::numeric_limits<T>::min() / T(16);
+  return j;
+}
+
+/// a0's matrix k := the matrix whose factors F holds (for accept_solutions' residual test):
+/// P^T L U from getrf's (ipiv: its pivots), L L^T or U^T U from potrf's.
+template <class T>
+void product_of_factors(poisoned<T>& F, index_t k, const int* ipiv, tb::uplo ul, poisoned<T>& a0) {
+  const int n = F.m;
+  mat<T> L = mat<T>::Zero(n, n), U = mat<T>::Zero(n, n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) (i > j ? L(i, j) : U(i, j)) = F.at(k, i, j);
+  mat<T> a;
+  if (ipiv) {
+    L += mat<T>::Identity(n, n);
+    a = L * U;
+    for (int i = n - 1; i >= 0; --i) a.row(i).swap(a.row(ipiv[i] - 1));
+  } else if (ul == tb::uplo::lower) {
+    L.diagonal() = U.diagonal();
+    a = L * L.transpose();
+  } else {
+    a = U.transpose() * U;
+  }
+  a0.set(k, a);
+}
+
 template <class T, int N, class Policy>
 std::string check_lu_solves(const Policy& fast, const layout& L, int variant) {
   constexpr int R = 3;
@@ -71,21 +109,38 @@ std::string check_lu_solves(const Policy& fast, const layout& L, int variant) {
   // so pivots and info line up with the matrices.
   with_view<N, N>(A, L.pointers, [&](auto a) { tb::getrf(reference, a, piv, info); });
   const std::span<const int> inf(info);
+  const std::vector<int> kept = buffer_order(info, L);
 
+  // The solves run on F: the factors, some with a subnormal diagonal entry at row j[k]. B's
+  // rows that reach it are zeroed: j itself (trans: U^T's sweep divides there first) and the
+  // row that P brings to j (no_trans).
+  poisoned<T> F = A, F0 = A0;
+  std::vector<int> j(std::size_t(L.count)), from(std::size_t(L.count));
+  for (index_t k = 0; k < L.count; ++k) {
+    j[k] = subnormal_diagonal(F, k, variant, 6, kept);
+    if (j[k] < 0) continue;
+    const int* ip = pbuf.data() + (L.pointers ? L.count - 1 - k : k) * ps;  // pivots follow the view
+    std::vector<int> idx(N);
+    for (int i = 0; i < N; ++i) idx[i] = i;
+    for (int i = 0; i < N; ++i) std::swap(idx[i], idx[ip[i] - 1]);
+    from[k] = idx[j[k]];
+    product_of_factors(F, k, ip, tb::uplo::lower, F0);
+  }
   for (tb::op t : {tb::op::no_trans, tb::op::trans}) {
     poisoned<T> B(N, R, L.count, L.sh);
     B.fill([&](index_t) { return random_of<T>(N, R); });
+    for (index_t k = 0; k < L.count; ++k)
+      for (int c = 0; c < R && j[k] >= 0; ++c) B.at(k, j[k], c) = B.at(k, from[k], c) = T(0);
     poisoned<T> want = B;
     auto solve = [&](const auto& policy, poisoned<T>& rhs) {
-      with_views<N, N, N, R>(A, rhs, L.pointers, [&](auto a, auto b) { tb::getrs(policy, t, a, piv, b, inf); });
+      with_views<N, N, N, R>(F, rhs, L.pointers, [&](auto a, auto b) { tb::getrs(policy, t, a, piv, b, inf); });
     };
     solve(fast, B);
     solve(reference, want);
     // Solves with the factors of the special cases (ties, NaNs) may differ between two
     // legitimate roundings; the failed ones (info != 0) are compared exactly: untouched.
-    const std::vector<int> kept = buffer_order(info, L);
     only_random(B, want, variant, &kept);
-    accept_solutions(B, want, A0, t == tb::op::trans, 1e2 * tol<T>(N));
+    accept_solutions(B, want, F0, t == tb::op::trans, 1e2 * tol<T>(N));
     const std::string d = compare(B.buf, want.buf, 1e2 * tol<T>(N));
     if (!d.empty()) return std::string("getrs ") + (t == tb::op::trans ? "T: " : "N: ") + d;
   }
@@ -95,8 +150,8 @@ std::string check_lu_solves(const Policy& fast, const layout& L, int variant) {
     with_view<N, N>(X, L.pointers, [&](auto x) { tb::getri(fast, x, piv, i1); });
     with_view<N, N>(want, L.pointers, [&](auto x) { tb::getri(reference, x, piv, i2); });
     if (i1 != i2) return "getri: info differs";
-    const std::vector<int> kept = buffer_order(i2, L);
-    only_random(X, want, variant, &kept);
+    const std::vector<int> kept2 = buffer_order(i2, L);
+    only_random(X, want, variant, &kept2);
     accept_solutions(X, want, A0, false, 1e3 * tol<T>(N));  // A0 X = I
     const std::string d = compare(X.buf, want.buf, 1e3 * tol<T>(N));
     if (!d.empty()) return "getri: " + d;
@@ -137,6 +192,15 @@ std::string check_cholesky_solve(const Policy& fast, const layout& L, tb::uplo u
   with_view<N, N>(A, L.pointers, [&](auto a) { tb::potrf(reference, ul, a, info); });
   poisoned<T> B(N, R, L.count, L.sh);
   B.fill([&](index_t) { return random_of<T>(N, R); });
+  // Some factors with a subnormal diagonal entry (potrf never makes one: sqrt of the least
+  // subnormal is normal; a user's factor may have one), B's row j zeroed.
+  const std::vector<int> kept = buffer_order(info, L);
+  for (index_t k = 0; k < L.count; ++k) {
+    const int j = subnormal_diagonal(A, k, variant, 4, kept);
+    if (j < 0) continue;
+    for (int c = 0; c < R; ++c) B.at(k, j, c) = T(0);
+    product_of_factors(A, k, nullptr, ul, A0);
+  }
   poisoned<T> want = B;
   const std::span<const int> inf(info);
   auto solve = [&](const auto& policy, poisoned<T>& rhs) {

@@ -13,7 +13,8 @@
 // Transposed triangles (getrs trans, and the second triangle of potrs) are swept by columns of
 // a transposed copy formed in L1 by W x W register transposes. A diagonal entry divides as a
 // multiplication by its reciprocal, formed once per matrix (as OpenBLAS's trsm kernels do): the
-// solutions differ from the reference's in rounding only.
+// solutions differ from the reference's in rounding only. A group with a diagonal entry whose
+// reciprocal may overflow (below the smallest normal number) is solved by divisions instead.
 #pragma once
 
 #include "arch.hpp"
@@ -21,9 +22,15 @@
 #if TINYBATCH_HOST_SIMD
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <utility>
 
+#include "../../core/matrix_ref.hpp"
 #include "../../core/pivots.hpp"
+#include "../../reference/cholesky.hpp"
+#include "../../reference/lu.hpp"
 #include "../tuning.hpp"
 
 #pragma GCC diagnostic push
@@ -99,20 +106,35 @@ TINYBATCH_SIMD_INLINE void diagonal_pack(P& d, const T* t, index_t ldt, std::int
   d = P{t[(Off + L) + index_t(Off + L) * ldt]...};
 }
 
-/// rd[0, N) := 1 / the diagonal of t. The diagonal goes to registers directly: written to a
-/// stack array element by element and loaded back by vectors, each load waited for the
-/// scalar stores to retire (no store forwarding), which cost getrs double n = 8 a third of
-/// its time at -O2 (-O3 happened to build the packs in registers).
-template <class Arch, class T, int N>
-TINYBATCH_SIMD_INLINE void reciprocals(const T* t, index_t ldt, T* rd) {
+/// rd[0, N) := 1 / the diagonal of t; dmin := the least |t(j, j)| so far, lane by lane (NaN
+/// entries left out: their solves are NaN either way). The diagonal goes to registers
+/// directly: written to a stack array element by element and loaded back by vectors, each
+/// load waited for the scalar stores to retire (no store forwarding), which cost getrs double
+/// n = 8 a third of its time at -O2 (-O3 happened to build the packs in registers).
+template <class Arch, class T, int N, class P>
+TINYBATCH_SIMD_INLINE void reciprocals(const T* t, index_t ldt, T* rd, P& dmin) {
   using V = vec<Arch, T, N>;
   constexpr int W = V::W;
+  using I = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
+  typedef I bits __attribute__((vector_size(sizeof(P))));
   unroll<V::NV>([&](auto v) TINYBATCH_SIMD_AI {
     constexpr int off = V::tiling::offset(v);
-    typename V::P d;
+    P d;
     diagonal_pack<off>(d, t, ldt, std::make_integer_sequence<int, W>{});
     store<W>(rd + off, splat<W>(T(1)) / d);
+    const P a = (P)((bits)d & (bits{} + std::numeric_limits<I>::max()));
+    dmin = a < dmin ? a : dmin;
   });
+}
+
+/// v[0] := the least lane of v, by halving (log2 W shuffles and minima, once per group).
+template <int W, class P, int... I>
+TINYBATCH_SIMD_INLINE void least_to_first(P& v, std::integer_sequence<int, I...> lanes) {
+  if constexpr (W > 1) {
+    const P u = __builtin_shufflevector(v, v, (I ^ (W / 2))...);
+    v = u < v ? u : v;
+    least_to_first<W / 2>(v, lanes);
+  }
 }
 
 template <int W, int H, class P, int... X>
@@ -196,9 +218,12 @@ struct group {
 enum class solve_kind { getrs_n, getrs_t, potrs_lower, potrs_upper };
 
 /// op(A) X = B with getrf's factors (getrs_*) or A X = B with potrf's (potrs_*) for the G
-/// matrices of `m`; B (N x NRHS) is overwritten with X.
+/// matrices of `m`; B (N x NRHS) is overwritten with X. Returns false, B untouched, where a
+/// diagonal entry of a factor is below the smallest normal number in magnitude (or zero):
+/// its reciprocal may overflow (1 / 1e-310 is inf in double) where LAPACK's trsm divides;
+/// getrf keeps such a pivot with info 0.
 template <class Arch, class T, int N, int NRHS, solve_kind K, int G>
-TINYBATCH_SIMD_INLINE void solve_group(const group<T, G>& m, index_t lda) {
+TINYBATCH_SIMD_INLINE bool solve_group(const group<T, G>& m, index_t lda) {
   using V = vec<Arch, T, N>;
   using P = typename V::P;
   constexpr int W = V::W;
@@ -211,14 +236,17 @@ TINYBATCH_SIMD_INLINE void solve_group(const group<T, G>& m, index_t lda) {
   const T* lo[G];  // swept forward
   const T* up[G];  // swept backward
   const T* rdp[G];
+  P dmin = splat<W>(T(1));
   unroll<G>([&](auto g) TINYBATCH_SIMD_AI {
     if constexpr (copy)
       transpose_into<Arch, T, N, K == solve_kind::getrs_t ? 0 : K == solve_kind::potrs_lower ? 1 : -1>(m.a[g], lda, at[g]);
-    reciprocals<Arch, T, N>(m.a[g], lda, rd[g]);
+    reciprocals<Arch, T, N>(m.a[g], lda, rd[g], dmin);
     rdp[g] = rd[g];
     lo[g] = K == solve_kind::getrs_n || K == solve_kind::potrs_lower ? m.a[g] : at[g];
     up[g] = K == solve_kind::getrs_n || K == solve_kind::potrs_upper ? m.a[g] : at[g];
   });
+  least_to_first<W>(dmin, std::make_integer_sequence<int, W>{});
+  if (dmin[0] < std::numeric_limits<T>::min()) return false;
   constexpr bool lo_copied = K == solve_kind::getrs_t || K == solve_kind::potrs_upper;
   constexpr bool up_copied = K == solve_kind::getrs_t || K == solve_kind::potrs_lower;
   const index_t ldlo = lo_copied ? N : lda, ldup = up_copied ? N : lda;
@@ -250,6 +278,24 @@ TINYBATCH_SIMD_INLINE void solve_group(const group<T, G>& m, index_t lda) {
         unroll<V::NV>([&](auto v) TINYBATCH_SIMD_AI { store<W>(bc + V::tiling::offset(v), x[g][v]); });
       }
     });
+  }
+  return true;
+}
+
+/// The solves of a group's first n matrices by the reference kernels, which divide by the
+/// diagonal as LAPACK's trsm does: for the groups solve_group refuses (a diagonal entry below
+/// the smallest normal number). Out of line with a run-time order, so compiled once per type,
+/// kind and group size rather than once per order: compile time is what the tests have least
+/// of (docs/cpu-backend.md, Tests).
+template <solve_kind K, class T, int G>
+[[gnu::noinline, gnu::cold]] void solve_dividing(const group<T, G>& m, int n, int order, int nrhs, index_t lda) {
+  for (int g = 0; g < n; ++g) {
+    const matrix_ref<const T> A(m.a[g], int(lda), order, order);
+    const matrix_ref<T> B(m.b[g], int(m.ldb[g]), order, nrhs);
+    if constexpr (K == solve_kind::getrs_n || K == solve_kind::getrs_t)
+      tinybatch::reference::getrs(K == solve_kind::getrs_n ? op::no_trans : op::trans, A, m.ipiv[g], B);
+    else
+      tinybatch::reference::potrs(K == solve_kind::potrs_lower ? uplo::lower : uplo::upper, A, B);
   }
 }
 
@@ -326,7 +372,7 @@ TINYBATCH_SIMD_INLINE void solve_groups(const matrix_starts<T>& A, const pivot_v
         for (int i = 0; i < N; ++i) pad[i + c * N] = m.b[0][i + index_t(c) * m.ldb[0]];
       for (int g = n; g < G; ++g) m.a[g] = m.a[0], m.ipiv[g] = m.ipiv[0], m.b[g] = pad, m.ldb[g] = N;
     }
-    solve_group<Arch, T, N, NRHS, K, G>(m, A.ld);
+    if (!solve_group<Arch, T, N, NRHS, K, G>(m, A.ld)) solve_dividing<K>(m, n, N, NRHS, A.ld);  // rare
   }
 }
 
