@@ -68,20 +68,31 @@ void check_lu(const lanes_case& lc, index_t count, int variant) {
   std::vector<int> piv(std::size_t(count * N), -7), piv_want = piv, info(std::size_t(count), -7),
       info_want = info;
   tb::getrf(reference, want.template strided<N, N>(), piv_want, info_want);
+  // getrs runs on the reference's factors, some given a subnormal diagonal entry (see
+  // subnormal_diagonal), the right-hand sides' rows that reach it zeroed.
+  poisoned<T> F = want;
+  std::vector<int> j(static_cast<std::size_t>(count)), from(j.size());
+  for (index_t k = 0; k < count; ++k) {
+    j[k] = subnormal_diagonal(F, k, variant, 6, info_want);
+    if (j[k] >= 0) from[k] = row_brought_to(N, piv_want.data() + k * N, j[k]);
+  }
   with_case(lc, count, [&](const auto& p) {
     auto c = compact_of<T, N, N>(p, A);
     tb::getrf(p, c, piv, info);
     back(p, c, got);
 
-    // getrs with 3 right-hand sides, both transposes, on the factors just made.
+    // getrs with 3 right-hand sides, both transposes.
+    auto cf = compact_of<T, N, N>(p, F);
     for (tb::op t : {tb::op::no_trans, tb::op::trans}) {
       INFO("getrs, op " << (t == tb::op::trans ? "T" : "N"));
       poisoned<T> B(N, 3, count, shape::padded);
       B.fill([&](index_t) { return random_of<T>(N, 3); });
+      for (index_t k = 0; k < count; ++k)
+        for (int r = 0; r < 3 && j[k] >= 0; ++r) B.at(k, j[k], r) = B.at(k, from[k], r) = T(0);
       poisoned<T> bwant = B, bgot = B;
-      tb::getrs(reference, t, want.template strided<N, N, const T>(), piv_want, bwant.template strided<N, 3>());
+      tb::getrs(reference, t, F.template strided<N, N, const T>(), piv_want, bwant.template strided<N, 3>());
       auto cb = compact_of<T, N, 3>(p, B);
-      tb::getrs(p, t, c, piv, cb);
+      tb::getrs(p, t, cf, piv_want, cb);
       back(p, cb, bgot);
       only_random(bgot, bwant, variant);
       CHECK(compare(bgot.buf, bwant.buf, 1e2 * tol<T>(N)) == "");
@@ -119,6 +130,11 @@ void check_cholesky(const lanes_case& lc, tb::uplo ul, index_t count, int varian
   poisoned<T> want = A, got = A;
   std::vector<int> info(std::size_t(count), -7), info_want = info;
   tb::potrf(reference, ul, want.template strided<N, N>(), info_want);
+  // potrs on the reference's factors, some given a subnormal diagonal entry at row j[k]
+  // (subnormal_diagonal), B's row j[k] zeroed.
+  poisoned<T> F = want;
+  std::vector<int> j(static_cast<std::size_t>(count));
+  for (index_t k = 0; k < count; ++k) j[k] = subnormal_diagonal(F, k, variant, 4, info_want);
   with_case(lc, count, [&](const auto& p) {
     auto c = compact_of<T, N, N>(p, A);
     tb::potrf(p, ul, c, info);
@@ -126,10 +142,13 @@ void check_cholesky(const lanes_case& lc, tb::uplo ul, index_t count, int varian
     // potrs on the matrices that factored (the others' factors are incomplete).
     poisoned<T> B(N, 2, count, shape::packed);
     B.fill([&](index_t) { return random_of<T>(N, 2); });
+    for (index_t k = 0; k < count; ++k)
+      for (int r = 0; r < 2 && j[k] >= 0; ++r) B.at(k, j[k], r) = T(0);
     poisoned<T> bwant = B, bgot = B;
-    tb::potrs(reference, ul, want.template strided<N, N, const T>(), bwant.template strided<N, 2>());
+    tb::potrs(reference, ul, F.template strided<N, N, const T>(), bwant.template strided<N, 2>());
+    auto cf = compact_of<T, N, N>(p, F);
     auto cb = compact_of<T, N, 2>(p, B);
-    tb::potrs(p, ul, c, cb);
+    tb::potrs(p, ul, cf, cb);
     back(p, cb, bgot);
     only_factored(bgot, bwant, info_want);
     CHECK(compare(bgot.buf, bwant.buf, 1e2 * tol<T>(N)) == "");

@@ -56,22 +56,6 @@ inline std::vector<int> buffer_order(const std::vector<int>& info, const layout&
   return b;
 }
 
-/// Factors with a diagonal entry below the smallest normal number: getrf keeps such a pivot
-/// (info 0), potrs accepts any factor, and 1 / F(j, j) overflows where LAPACK's trsm divides.
-/// Every other matrix that the checks compare (random, factored: `cases` is the period of the
-/// special cases) gets one: row and column j of its factor F zeroed but F(j, j) = +-min / 16,
-/// so that with the right-hand sides' rows that reach row j zeroed, x_j = 0 / F(j, j) = 0 and
-/// no other row sees it, as the reference computes; a solve multiplying by the reciprocal
-/// (inf) writes NaN over the column. Returns j, or -1 for the matrices left alone.
-template <class T>
-int subnormal_diagonal(poisoned<T>& F, index_t k, int variant, int cases, const std::vector<int>& info_buf) {
-  if ((k + variant) % cases != 0 || (k + variant) / cases % 2 != 0 || info_buf[std::size_t(k)] != 0) return -1;
-  const int j = int((k / 2 + variant) % F.m);
-  for (int i = 0; i < F.m; ++i) F.at(k, i, j) = F.at(k, j, i) = T(0);
-  F.at(k, j, j) = T(k % 4 < 2 ? 1 : -1) * std::numeric_limits<T>::min() / T(16);
-  return j;
-}
-
 /// a0's matrix k := the matrix whose factors F holds (for accept_solutions' residual test):
 /// P^T L U from getrf's (ipiv: its pivots), L L^T or U^T U from potrf's.
 template <class T>
@@ -120,10 +104,7 @@ std::string check_lu_solves(const Policy& fast, const layout& L, int variant) {
     j[k] = subnormal_diagonal(F, k, variant, 6, kept);
     if (j[k] < 0) continue;
     const int* ip = pbuf.data() + (L.pointers ? L.count - 1 - k : k) * ps;  // pivots follow the view
-    std::vector<int> idx(N);
-    for (int i = 0; i < N; ++i) idx[i] = i;
-    for (int i = 0; i < N; ++i) std::swap(idx[i], idx[ip[i] - 1]);
-    from[k] = idx[j[k]];
+    from[k] = row_brought_to(N, ip, j[k]);
     product_of_factors(F, k, ip, tb::uplo::lower, F0);
   }
   for (tb::op t : {tb::op::no_trans, tb::op::trans}) {

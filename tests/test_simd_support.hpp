@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 namespace tbt::simd {
@@ -185,6 +187,30 @@ mat<T> spd_case(int n, index_t k, int variant) {
       break;
   }
   return a;
+}
+
+/// Factors with a diagonal entry below the smallest normal number: getrf keeps such a pivot
+/// (info 0), potrs accepts any factor, and 1 / F(j, j) overflows where LAPACK's trsm divides.
+/// Every other matrix that the checks compare (random, factored: `cases` is the period of the
+/// special cases) gets one: row and column j of its factor F zeroed but F(j, j) = +-min / 16,
+/// so that with the right-hand sides' rows that reach row j zeroed, x_j = 0 / F(j, j) = 0 and
+/// no other row sees it, as the reference computes; a solve multiplying by the reciprocal
+/// (inf) writes NaN over the column. Returns j, or -1 for the matrices left alone.
+template <class T>
+int subnormal_diagonal(poisoned<T>& F, index_t k, int variant, int cases, const std::vector<int>& info_buf) {
+  if ((k + variant) % cases != 0 || (k + variant) / cases % 2 != 0 || info_buf[std::size_t(k)] != 0) return -1;
+  const int j = int((k / 2 + variant) % F.m);
+  for (int i = 0; i < F.m; ++i) F.at(k, i, j) = F.at(k, j, i) = T(0);
+  F.at(k, j, j) = T(k % 4 < 2 ? 1 : -1) * std::numeric_limits<T>::min() / T(16);
+  return j;
+}
+
+/// The row of b that getrs' forward interchanges (1-based ipiv) bring to row j.
+inline int row_brought_to(int n, const int* ipiv, int j) {
+  std::vector<int> idx(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) idx[i] = i;
+  for (int i = 0; i < n; ++i) std::swap(idx[i], idx[ipiv[i] - 1]);
+  return idx[j];
 }
 
 template <class T>
