@@ -58,15 +58,28 @@ void for_lanes(const Policy& policy, index_t count, Body&& body) {
 /// 256 MiB, GB/s without / with (development program, same run): n = 12 40 - 52 / 80 - 124,
 /// 16 44 - 65 / 72 - 100, 24 48 - 65 / 70 - 82, 32 53 - 67 / 66 - 76.
 ///
-/// The solves, trsm and gemm prefetch only where the call's groups together take up to
-/// `prefetch_solve_max_bytes` (the factorizations at any size): a solve does O(n^2) work on
+/// trsm and gemm (and the solves until the twenty-seventh session) prefetch only where the
+/// call's groups together take up to `prefetch_solve_max_bytes` (the factorizations at any
+/// size): a solve does O(n^2) work on
 /// its group and sweeps it in address order, which the hardware prefetchers follow, and a
 /// prefetched group of 16 - 64 KiB pushes the current one out of L1 (gemm: not measured).
 /// Compact potrs / getrs, double, GB/s without / with, same run:
 /// n = 8 47 - 49 / 60 - 84 and 24 - 24 / 48 - 59; 16 63 - 64 / 55 - 63 and 43 - 45 / 39 - 42;
 /// 24 60 - 67 / 43 - 48 and 46 - 54 / 41 - 44; 32 57 - 68 / 43 - 45 and 40 - 52 / 38 - 42.
+///
+/// getrs and potrs prefetch up to `prefetch_getrs_potrs_max_bytes` of lines per group, and
+/// potrs only its triangle's lines (`prefetch_triangle`), which made them faster in streaming
+/// at n = 12, 16 where the limit above left them to the hardware (twenty-seventh session,
+/// 256 MiB, 2 threads, ns per matrix, getrs / potrs double; the Xeon AVX-512, then the Zen 3 VM):
+/// n = 12 83 - 87 / 52 - 57 -> 61 - 68 / 41 - 43 and 93 - 96 / 64 - 70 -> 71 - 85 / 60 - 73;
+/// n = 16 134 - 138 / 85 - 91 -> 107 - 113 / 70 - 75 and 142 - 155 / 104 - 108 -> 131 - 149 /
+/// 97 - 113; the triangle alone at n = 8 potrs 25 - 26 -> 18 - 20 on the Xeon. Beyond the
+/// limit (getrs from n = 24, potrs from 24: 19 KiB of triangle) the Xeon still gained up to 1.1x
+/// but the VM, with 32 KiB of L1 to the Xeon's 48, lost up to 1.15x
+/// (`bench/results/cpu-6fbd9ef-dev-solve-prefetch.txt`).
 inline constexpr std::size_t prefetch_ahead_bytes = 4096;
 inline constexpr std::size_t prefetch_solve_max_bytes = 8192;
+inline constexpr std::size_t prefetch_getrs_potrs_max_bytes = 18432;
 
 /// Bytes of one group of M x N matrices of T.
 template <class T, int M, int N>
@@ -81,6 +94,20 @@ inline __attribute__((always_inline)) void prefetch_group(const compact_view<T, 
   if (l0 != 0 || g + ahead >= v.groups()) return;
   const char* p = reinterpret_cast<const char*>(v.data() + (g + ahead) * compact_view<T, M, N>::group_size);
   for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, Write, 3);
+}
+
+/// Prefetches only the lines of the next group's triangle (Lower: i >= j, else i <= j) of an
+/// N x N operand read that way (potrs): a compact group holds one element per 64-byte line, so
+/// the other triangle's lines would be fetched for nothing.
+template <bool Lower, class T, int N>
+inline __attribute__((always_inline)) void prefetch_triangle(const compact_view<T, N, N>& v, index_t g, int l0) {
+  static_assert(compact_width<std::remove_const_t<T>> * sizeof(T) == 64, "one element per line");
+  constexpr std::size_t bytes = group_bytes<T, N, N>();
+  constexpr index_t ahead = bytes >= prefetch_ahead_bytes ? 1 : index_t((prefetch_ahead_bytes + bytes - 1) / bytes);
+  if (l0 != 0 || g + ahead >= v.groups()) return;
+  const char* p = reinterpret_cast<const char*>(v.data() + (g + ahead) * compact_view<T, N, N>::group_size);
+  for (int j = 0; j < N; ++j)
+    for (int i = Lower ? j : 0; i < (Lower ? N : j + 1); ++i) __builtin_prefetch(p + std::size_t(i + j * N) * 64, 0, 3);
 }
 
 #define TINYBATCH_LANES_OF(tag) \
@@ -143,7 +170,7 @@ struct backend {
     auto go = [&](auto trans) {
       for_lanes<T>(policy, count, [&](auto tag, index_t g, int l0, index_t k0) {
         TINYBATCH_LANES_OF(tag);
-        if constexpr (group_bytes<T, N, N>() + group_bytes<T, N, NRHS>() <= prefetch_solve_max_bytes) {
+        if constexpr (group_bytes<T, N, N>() + group_bytes<T, N, NRHS>() <= prefetch_getrs_potrs_max_bytes) {
           prefetch_group<false>(A, g, l0);
           prefetch_group<true>(B, g, l0);
         }
@@ -181,8 +208,8 @@ struct backend {
     auto go = [&](auto lower) {
       for_lanes<T>(policy, B.count(), [&](auto tag, index_t g, int l0, index_t) {
         TINYBATCH_LANES_OF(tag);
-        if constexpr (group_bytes<T, N, N>() + group_bytes<T, N, NRHS>() <= prefetch_solve_max_bytes) {
-          prefetch_group<false>(A, g, l0);
+        if constexpr (std::size_t(N) * (N + 1) / 2 * 64 + group_bytes<T, N, NRHS>() <= prefetch_getrs_potrs_max_bytes) {
+          prefetch_triangle<decltype(lower)::value>(A, g, l0);
           prefetch_group<true>(B, g, l0);
         }
         Ops::template potrs<P, N, NRHS, G, decltype(lower)::value>(A.data() + g * A.group_size + l0,
