@@ -270,8 +270,21 @@ TINYBATCH_SIMD_INLINE void unroll(F&& f) {
 
 // Entry points: `f(Arch{})` compiled with the instruction set enabled. Everything f calls is
 // always-inline (or flattened in), so the kernel body is generated for that set only.
+// The AVX-512 set also asks GCC for 512-bit vectors: where the translation unit is built for
+// a CPU whose tuning prefers 256 (-march=native on Skylake-SP to Emerald Rapids), GCC split the
+// kernels' 64-byte pack moves, and on the Xeon of the GPU machine (Sapphire Rapids tuning, 2
+// threads, 128 KiB of factors, us per call, generic build / -march=native / -march=native
+// -mprefer-vector-width=512) the direct getrs of double n = 8 took 6.5 - 6.9 / 15.2 - 16.0 /
+// 6.8 - 7.2, n = 32 4.0 - 4.2 / 9.1 - 9.6 / 4.0 - 4.2, and compact getrs n = 3 3.6 - 3.7 /
+// 5.8 - 5.9 / 3.8 - 4.0 (bench/results/cpu-bcedcea-xeon-dev-march-native.txt). Clang takes no
+// such target option (it sizes vectors by the types).
 #define TINYBATCH_AVX2_TARGET "avx2,fma,bmi,bmi2,popcnt,lzcnt"
+#if defined(__clang__)
 #define TINYBATCH_AVX512_TARGET "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma,bmi,bmi2,popcnt,lzcnt"
+#else
+#define TINYBATCH_AVX512_TARGET \
+  "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma,bmi,bmi2,popcnt,lzcnt,prefer-vector-width=512"
+#endif
 
 template <class F, class Arg = avx2>
 __attribute__((target(TINYBATCH_AVX2_TARGET), flatten)) void run_avx2(F& f, Arg arg = {}) {
