@@ -73,6 +73,8 @@ using tb::index_t;
 /// and the measurement behind each entry of host/tuning.hpp.
 constexpr tb::parallel_policy<tb::kernels::reference> ref_par{};
 
+const char* tb_bench_build_commit();  // build_commit.cpp: the commit this binary was built from
+
 namespace {
 
 struct options {
@@ -710,8 +712,16 @@ int main(int argc, char** argv) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   const std::string cpu = shell("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'");
-  const std::string commit = shell("git rev-parse --short HEAD 2>/dev/null");
-  const std::string dirty = shell("git status --porcelain --untracked-files=no 2>/dev/null | head -1");
+  // The commit the binary was built from ("+dirty": with uncommitted changes to tracked files),
+  // and HEAD now where it differs.
+  std::string commit = tb_bench_build_commit();
+  std::string dirty;
+  if (commit.size() > 6 && commit.compare(commit.size() - 6, 6, "-dirty") == 0) {
+    commit.resize(commit.size() - 6);
+    dirty = "+dirty";
+  }
+  const std::string head = shell("git rev-parse --short=7 HEAD 2>/dev/null");
+  if (!head.empty() && head != commit) dirty += " (HEAD at run time " + head + ")";
   char date[64];
   const std::time_t t = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", std::localtime(&t));
@@ -720,7 +730,7 @@ int main(int argc, char** argv) {
                 "GB/s at the start: read %.1f, write %.1f, in-place update %.1f (read + written), memcpy %.1f (read + written)",
                 b.start.read * 1e-9, b.start.write * 1e-9, b.start.in_place * 1e-9, b.start.memcpy * 1e-9);
   std::printf("# %s, %s, %d threads, %s, commit %s%s, %s\n", host, cpu.c_str(), threads, rates_text,
-              commit.c_str(), dirty.empty() ? "" : "+dirty", date);
+              commit.c_str(), dirty.c_str(), date);
 
   for (const auto& regime : o.regimes)
     for (char p : o.precisions) {
@@ -731,7 +741,7 @@ int main(int argc, char** argv) {
   if (!o.csv.empty()) {
     std::ofstream f(o.csv);
     f << "# machine " << host << " (" << cpu << "), " << threads << " threads, " << rates_text
-      << ", commit " << commit << (dirty.empty() ? "" : "+dirty") << ", "
+      << ", commit " << commit << dirty << ", "
       << date << (o.machine_note.empty() ? "" : ", " + o.machine_note) << "\n";
     f << "machine,date,commit,threads,read_gbs,write_gbs,in_place_gbs,regime,op,impl,prec,n,batch,ms,gflops,roofline_fraction\n";
     for (const auto& r : b.results) {
