@@ -87,13 +87,20 @@ constexpr std::size_t group_bytes() {
   return std::size_t(compact_view<T, M, N>::group_size) * sizeof(T);
 }
 
-template <bool Write, class T, int M, int N>
-inline __attribute__((always_inline)) void prefetch_group(const compact_view<T, M, N>& v, index_t g, int l0) {
+/// The group at least prefetch_ahead_bytes after group g, when group g's first lanes start;
+/// null where there is none.
+template <class T, int M, int N>
+inline __attribute__((always_inline)) const char* group_ahead(const compact_view<T, M, N>& v, index_t g, int l0) {
   constexpr std::size_t bytes = group_bytes<T, M, N>();
   constexpr index_t ahead = bytes >= prefetch_ahead_bytes ? 1 : index_t((prefetch_ahead_bytes + bytes - 1) / bytes);
-  if (l0 != 0 || g + ahead >= v.groups()) return;
-  const char* p = reinterpret_cast<const char*>(v.data() + (g + ahead) * compact_view<T, M, N>::group_size);
-  for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, Write, 3);
+  if (l0 != 0 || g + ahead >= v.groups()) return nullptr;
+  return reinterpret_cast<const char*>(v.data() + (g + ahead) * compact_view<T, M, N>::group_size);
+}
+
+template <bool Write, class T, int M, int N>
+inline __attribute__((always_inline)) void prefetch_group(const compact_view<T, M, N>& v, index_t g, int l0) {
+  if (const char* p = group_ahead(v, g, l0))
+    for (std::size_t o = 0; o < group_bytes<T, M, N>(); o += 64) __builtin_prefetch(p + o, Write, 3);
 }
 
 /// Prefetches only the lines of the next group's triangle (Lower: i >= j, else i <= j) of an
@@ -102,12 +109,9 @@ inline __attribute__((always_inline)) void prefetch_group(const compact_view<T, 
 template <bool Lower, class T, int N>
 inline __attribute__((always_inline)) void prefetch_triangle(const compact_view<T, N, N>& v, index_t g, int l0) {
   static_assert(compact_width<std::remove_const_t<T>> * sizeof(T) == 64, "one element per line");
-  constexpr std::size_t bytes = group_bytes<T, N, N>();
-  constexpr index_t ahead = bytes >= prefetch_ahead_bytes ? 1 : index_t((prefetch_ahead_bytes + bytes - 1) / bytes);
-  if (l0 != 0 || g + ahead >= v.groups()) return;
-  const char* p = reinterpret_cast<const char*>(v.data() + (g + ahead) * compact_view<T, N, N>::group_size);
-  for (int j = 0; j < N; ++j)
-    for (int i = Lower ? j : 0; i < (Lower ? N : j + 1); ++i) __builtin_prefetch(p + std::size_t(i + j * N) * 64, 0, 3);
+  if (const char* p = group_ahead(v, g, l0))
+    for (int j = 0; j < N; ++j)
+      for (int i = Lower ? j : 0; i < (Lower ? N : j + 1); ++i) __builtin_prefetch(p + std::size_t(i + j * N) * 64, 0, 3);
 }
 
 #define TINYBATCH_LANES_OF(tag) \

@@ -271,8 +271,8 @@ TINYBATCH_SIMD_INLINE void unroll(F&& f) {
 // Entry points: `f(Arch{})` compiled with the instruction set enabled. Everything f calls is
 // always-inline (or flattened in), so the kernel body is generated for that set only.
 // The AVX-512 set also asks GCC for 512-bit vectors: where the translation unit is built for
-// a CPU whose tuning prefers 256 (-march=native on Skylake-SP to Emerald Rapids), GCC split the
-// kernels' 64-byte pack moves, and on the Xeon of the GPU machine (Sapphire Rapids tuning, 2
+// a CPU whose tuning prefers 256 (-march=native on Skylake-SP to Emerald Rapids; why GCC's
+// code then lost was not looked at in the assembly), on the Xeon of the GPU machine (Sapphire Rapids tuning, 2
 // threads, 128 KiB of factors, us per call, generic build / -march=native / -march=native
 // -mprefer-vector-width=512) the direct getrs of double n = 8 took 6.5 - 6.9 / 15.2 - 16.0 /
 // 6.8 - 7.2, n = 32 4.0 - 4.2 / 9.1 - 9.6 / 4.0 - 4.2, and compact getrs n = 3 3.6 - 3.7 /
