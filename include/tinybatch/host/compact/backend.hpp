@@ -22,9 +22,11 @@ void with_lanes(F&& f) {
 #if TINYBATCH_HOST_SIMD
   if constexpr (!std::is_same_v<Kernels, kernels::reference>) {
     const simd::isa s = simd::active_isa();
-    if (s == simd::isa::avx512) {
-      simd::run_avx512(f, lanes<simd::pack<T, simd::lanes<simd::avx512, T>>, avx512::ops>{});
-      return;
+    if constexpr (simd::avx512_built) {
+      if (s == simd::isa::avx512) {
+        simd::run_avx512(f, lanes<simd::pack<T, simd::lanes<simd::avx512, T>>, avx512::ops>{});
+        return;
+      }
     }
     if (s == simd::isa::avx2) {
       simd::run_avx2(f, lanes<simd::pack<T, simd::lanes<simd::avx2, T>>, avx2::ops>{});

@@ -135,9 +135,11 @@ bool with_vector_lanes(simd::isa s, F&& f) {
   constexpr int w512 = simd::lanes<simd::avx512, T>, w256 = simd::lanes<simd::avx2, T>;
   constexpr int w512_fit = BytesPerLane * w512 <= l1_stage_bytes ? w512 : w256;
   constexpr int w256_fit = BytesPerLane * w256 <= l1_stage_bytes ? w256 : w256 / 2;
-  if (s == simd::isa::avx512) {
-    simd::run_avx512(f, lanes<simd::pack<T, w512_fit>, avx512::ops>{});
-    return true;
+  if constexpr (simd::avx512_built) {
+    if (s == simd::isa::avx512) {
+      simd::run_avx512(f, lanes<simd::pack<T, w512_fit>, avx512::ops>{});
+      return true;
+    }
   }
   if (s == simd::isa::avx2) {
     simd::run_avx2(f, lanes<simd::pack<T, w256_fit>, avx2::ops>{});

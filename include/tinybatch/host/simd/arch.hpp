@@ -22,6 +22,17 @@
 #define TINYBATCH_HOST_SIMD 0
 #endif
 
+// TINYBATCH_NO_AVX512: build the AVX2 kernels only. Every kernel is otherwise generated twice,
+// and the AVX-512 copy is dead code on CPUs without it (AMD before Zen 4, most laptops);
+// defining this before the first tinybatch include roughly halves the compile time of a
+// translation unit that instantiates many kernels (docs/cpu-backend.md, Instruction sets). The
+// choice must be the same in every translation unit of a program (one definition rule).
+#if TINYBATCH_HOST_SIMD && !defined(TINYBATCH_NO_AVX512)
+#define TINYBATCH_HOST_AVX512 1
+#else
+#define TINYBATCH_HOST_AVX512 0
+#endif
+
 #if TINYBATCH_HOST_SIMD
 
 #include <atomic>
@@ -62,9 +73,12 @@ struct avx512 {
 /// Run-time choice, ordered: a value allows every set at or below it.
 enum class isa : int { none = 0, avx2 = 1, avx512 = 2 };
 
+/// Whether this build has the AVX-512 kernels (TINYBATCH_NO_AVX512 above).
+inline constexpr bool avx512_built = TINYBATCH_HOST_AVX512;
+
 inline isa detect_isa() {
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+  if (avx512_built && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw"))
     return isa::avx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return isa::avx2;
@@ -298,10 +312,10 @@ __attribute__((target(TINYBATCH_AVX512_TARGET), flatten)) void run_avx512(F& f, 
 /// Runs f(Arch{}) for the instruction set `s` (which must not be isa::none).
 template <class F>
 void with_isa(isa s, F&& f) {
-  if (s == isa::avx512)
-    run_avx512(f);
-  else
-    run_avx2(f);
+  if constexpr (avx512_built) {
+    if (s == isa::avx512) return run_avx512(f);
+  }
+  run_avx2(f);
 }
 
 }  // namespace tinybatch::detail::simd
