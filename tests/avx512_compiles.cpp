@@ -5,15 +5,14 @@
 // about 40% of those programs' compile time. This translation unit keeps the AVX-512 kernels
 // compiling there, so that a change that breaks them (an operand constraint of the masked
 // loads, a register blocking that only the 32 registers of AVX-512 take) still fails the
-// build. It runs nothing: the checks of the kernels run where the CPU has the instructions
-// (the Xeon of the GPU machine, tests/cuda/run-device.sh, or any AVX-512 machine).
+// build. It runs nothing: the SIMD tests run these kernels on any AVX-512 machine, where
+// tests/run.sh builds them with both sets.
 //
 // Sizes (tuning.hpp and kernels.inc decide the shapes): double 4 (unrolled kernels, groups in
 // registers), float 7 (looped kernels, staging element by element), double 12 on the ordinary
-// layout (direct solves);
-// getrs at double 32 too (the direct transposed solve, half-width lanes). Every variant of
-// each operation (transposes, triangles, sides) through its run-time arguments. Every size
-// and operation at double 32 would take four times as long (390 s against 95 at -O2).
+// layout (direct solves), and getrs at double 32 (the direct transposed solve, half-width
+// lanes). Every variant of each operation (transposes, triangles, sides) through its run-time
+// arguments. Every operation at double 32 as well took 390 s at -O2 and was left out.
 #include <tinybatch/tinybatch.hpp>
 
 #include <span>
