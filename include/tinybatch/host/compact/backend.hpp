@@ -12,6 +12,7 @@
 #include "../../core/pivots.hpp"
 #include "../../policy.hpp"
 #include "../ranges.hpp"
+#include "../tuning.hpp"
 #include "kernels.hpp"
 
 namespace tinybatch::detail::compact {
@@ -82,6 +83,18 @@ void for_lanes(const Policy& policy, index_t count, Body&& body) {
 inline constexpr std::size_t prefetch_ahead_bytes = 4096;
 inline constexpr std::size_t prefetch_solve_max_bytes = 8192;
 inline constexpr std::size_t prefetch_getrs_potrs_max_bytes = 18432;
+/// From this order a streaming compact getrs (not transposed; its looped sweeps, n > 8)
+/// prefetches each column's upper part of the group's factor as its forward sweep passes the
+/// column (compact_getrs_on's touch), so that A arrives in address order instead of the
+/// backward sweep's, with the reciprocals of the diagonal formed in the same sweep. Zen 3 VMs,
+/// 256 MiB, 2 threads, ns per matrix. Twenty-ninth session (a VM of 15 GB/s copy), 8 rounds,
+/// medians, before / reciprocals in the sweep, no touch / and the touch from 12: double n = 12
+/// 146 / 128 / 102, 16 247 / 242 / 217, 24 498 / 472 / 456, 32 775 / 849 / 799; float 12
+/// 75 / 68 / 58, 16 131 / 116 / 105, 24 and 32 even within this VM's noise
+/// (`bench/results/cpu-e03dd38-zen3-dev-getrs-fold.txt`). The twenty-eighth session's VM, the
+/// touch alone: double 32 431 - 446 -> 389 - 422, float 32 272 - 314 -> 221 - 243, a loss at
+/// 12 (67 - 84 -> 82 - 103) (`bench/results/cpu-a327b3b-zen3-dev-getrs-touch.txt`).
+inline constexpr int getrs_touch_min_order = 12;
 
 /// Bytes of one group of M x N matrices of T.
 template <class T, int M, int N>
@@ -173,9 +186,21 @@ struct backend {
                     const pivot_view& ipiv, const compact_view<T, N, NRHS>& B) {
     constexpr int G = compact_width<T>;
     const index_t count = B.count();
+    const bool streaming =
+        simd::tuning::streams(std::size_t(A.groups()) * (group_bytes<T, N, N>() + group_bytes<T, N, NRHS>()));
     auto go = [&](auto trans) {
       for_lanes<T>(policy, count, [&](auto tag, index_t g, int l0, index_t k0) {
         TINYBATCH_LANES_OF(tag);
+        constexpr bool no_trans = !std::decay_t<decltype(trans)>::value;
+        if constexpr (no_trans && N >= getrs_touch_min_order && lane_traits<P>::width > 1) {
+          if (streaming) {
+            prefetch_group<true>(B, g, l0);
+            const T* ag = A.data() + g * A.group_size + l0;
+            Ops::template getrs<P, N, NRHS, G, false>(ag, ipiv, B.data() + g * B.group_size + l0, k0, count,
+                                                      l0 == 0 ? reinterpret_cast<const char*>(ag) : nullptr);
+            return;
+          }
+        }
         if constexpr (group_bytes<T, N, N>() + group_bytes<T, N, NRHS>() <= prefetch_getrs_potrs_max_bytes) {
           prefetch_group<false>(A, g, l0);
           prefetch_group<true>(B, g, l0);
