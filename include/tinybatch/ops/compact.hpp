@@ -22,14 +22,18 @@ constexpr void require_host_policy() {
                 "compact batches live in host memory: use tinybatch::seq or tinybatch::par");
 }
 
+/// Compiled once, not per compact view type (see view_facts).
+inline void check_compact_facts(const char* routine, const char* name, index_t count, const void* data) {
+  const auto msg = [name](const char* what) { return std::string(name) + what; };
+  require(count >= 0, routine, [&] { return msg(": negative batch count"); });
+  if (count == 0) return;
+  require(data != nullptr, routine, [&] { return msg(": null data pointer with a non-zero count"); });
+  require(reinterpret_cast<std::uintptr_t>(data) % 64 == 0, routine,
+          [&] { return msg(": compact data must be 64-byte aligned"); });
+}
 template <class C>
 void check_compact(const char* routine, const char* name, const C& c) {
-  const auto msg = [name](const char* what) { return std::string(name) + what; };
-  require(c.count() >= 0, routine, [&] { return msg(": negative batch count"); });
-  if (c.count() == 0) return;
-  require(c.data() != nullptr, routine, [&] { return msg(": null data pointer with a non-zero count"); });
-  require(reinterpret_cast<std::uintptr_t>(c.data()) % 64 == 0, routine,
-          [&] { return msg(": compact data must be 64-byte aligned"); });
+  check_compact_facts(routine, name, c.count(), c.data());
 }
 
 template <class T, int M, int N>

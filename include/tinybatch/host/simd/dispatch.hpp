@@ -52,6 +52,18 @@ inline constexpr bool applies =
      (ByDefault && std::is_same_v<typename Policy::kernels, kernels::automatic>)) &&
     (fixed_small_view<V> && ...);
 
+/// The staged kernels see a policy only for its threads: they get one policy per kind of
+/// threading, so that `kernels::automatic` and `kernels::simd` calls of one size share one
+/// instantiation of them (the tests call both: a second copy of every kernel at those sizes).
+template <class K>
+constexpr sequential_policy<kernels::simd> canonical(const sequential_policy<K>&) {
+  return {};
+}
+template <class K>
+constexpr parallel_policy<kernels::simd> canonical(const parallel_policy<K>& p) {
+  return {p.threads};
+}
+
 /// Runs body(isa, k0, k1) over the batch with the active instruction set.
 template <class Policy, class Body>
 bool run(const Policy& policy, index_t count, Body&& body) {
@@ -92,7 +104,7 @@ template <class P, class VA>
 bool getrf(const P& p, const VA& A, const pivot_view& ipiv, int* info) {
   constexpr int M = VA::static_rows, N = VA::static_cols;
   if constexpr (applies<P, tuning::staged<typename VA::value_type>(tuning::op::getrf, M < N ? N : M), VA>)
-    return st::getrf<M, N>(p, starts_of(A), A.count(), ipiv, info);
+    return st::getrf<M, N>(canonical(p), starts_of(A), A.count(), ipiv, info);
   else
     return false;
 }
@@ -102,8 +114,8 @@ bool potrf(const P& p, uplo ul, const VA& A, int* info) {
   constexpr int N = VA::static_rows;
   if constexpr (applies<P, tuning::staged<typename VA::value_type>(tuning::op::potrf, N), VA>) {
     const auto a = starts_of(A);
-    return ul == uplo::lower ? st::potrf<N, true>(p, a, A.count(), info)
-                             : st::potrf<N, false>(p, a, A.count(), info);
+    return ul == uplo::lower ? st::potrf<N, true>(canonical(p), a, A.count(), info)
+                             : st::potrf<N, false>(canonical(p), a, A.count(), info);
   } else {
     return false;
   }
@@ -132,14 +144,14 @@ bool getrs(const P& p, op t, const VA& A, const pivot_view& ipiv, const VB& B, c
           direct::solve_range<N, NRHS, K::getrs_n>(s, a, ipiv, b, info, k0, k1, streaming);
         });
       else
-        return st::getrs<N, NRHS, false>(p, a, ipiv, b, B.count(), info);
+        return st::getrs<N, NRHS, false>(canonical(p), a, ipiv, b, B.count(), info);
     }
     if constexpr (dt)
       return run(p, B.count(), [&](isa s, index_t k0, index_t k1) {
         direct::solve_range<N, NRHS, K::getrs_t>(s, a, ipiv, b, info, k0, k1, streaming);
       });
     else
-      return st::getrs<N, NRHS, true>(p, a, ipiv, b, B.count(), info);
+      return st::getrs<N, NRHS, true>(canonical(p), a, ipiv, b, B.count(), info);
   } else {
     return false;
   }
@@ -160,8 +172,8 @@ bool potrs(const P& p, uplo ul, const VA& A, const VB& B, const int* info) {
                           : direct::solve_range<N, NRHS, K::potrs_upper>(s, a, {}, b, info, k0, k1, streaming);
       });
     } else {
-      return ul == uplo::lower ? st::potrs<N, NRHS, true>(p, a, b, B.count(), info)
-                               : st::potrs<N, NRHS, false>(p, a, b, B.count(), info);
+      return ul == uplo::lower ? st::potrs<N, NRHS, true>(canonical(p), a, b, B.count(), info)
+                               : st::potrs<N, NRHS, false>(canonical(p), a, b, B.count(), info);
     }
   } else {
     return false;
@@ -182,7 +194,7 @@ bool trsm(const P& p, side sd, uplo ul, op t, diag dg, T alpha, const VA& A, con
           b2(t != op::no_trans, [&](auto Tr) {
             b2(dg == diag::unit, [&](auto U) {
               done = st::trsm<M, N, decltype(L)::value, decltype(Lo)::value, decltype(Tr)::value,
-                              decltype(U)::value>(p, alpha, a, b, B.count());
+                              decltype(U)::value>(canonical(p), alpha, a, b, B.count());
             });
           });
         });
@@ -198,7 +210,7 @@ template <class P, class VA>
 bool getri(const P& p, const VA& A, const pivot_view& ipiv, int* info) {
   constexpr int N = VA::static_rows;
   if constexpr (applies<P, tuning::staged<typename VA::value_type>(tuning::op::getri, N), VA>)
-    return st::getri<N>(p, starts_of(A), ipiv, A.count(), info);
+    return st::getri<N>(canonical(p), starts_of(A), ipiv, A.count(), info);
   else
     return false;
 }
@@ -207,7 +219,7 @@ template <class P, class VA, class VX>
 bool inverse(const P& p, const VA& A, const VX& X, int* info) {
   constexpr int N = VA::static_rows;
   if constexpr (applies<P, tuning::staged<typename VA::value_type>(tuning::op::inverse, N), VA, VX>)
-    return st::inverse<N>(p, starts_of(A), starts_of(X), A.count(), info);
+    return st::inverse<N>(canonical(p), starts_of(A), starts_of(X), A.count(), info);
   else
     return false;
 }
