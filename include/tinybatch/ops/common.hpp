@@ -153,15 +153,15 @@ inline void check_info(const char* routine, std::span<const int> info, index_t c
   require(count == 0 || info.data() != nullptr, routine, "null info array");
 }
 
-/// Resolves a packed pivot buffer's stride (min(m, n) of a uniform batch: mn, or -1 for a
-/// variable-size one) and checks its size. Compiled once, as check_view_facts.
-inline pivot_view check_pivot_facts(const char* routine, pivot_view p, index_t count, index_t mn) {
+/// Resolves a packed pivot buffer's stride (min(m, n) = mn of a uniform batch) and checks its
+/// size. Compiled once, as check_view_facts.
+inline pivot_view check_pivot_facts(const char* routine, pivot_view p, index_t count, bool uniform, index_t mn) {
   if (p.is_pointer_array()) {
     require(count == 0 || p.pointers() != nullptr, routine, "null ipiv pointer array");
     require(p.size() >= count, routine, "ipiv has fewer pointers than matrices");
     return p;
   }
-  if (mn >= 0) {
+  if (uniform) {
     if (p.stride() < 0) p.set_stride(mn);
     require(p.stride() >= mn, routine, "ipiv stride smaller than min(m, n)");
     require(count == 0 || p.size() >= (count - 1) * p.stride() + mn, routine, [&] {
@@ -178,12 +178,12 @@ inline pivot_view check_pivot_facts(const char* routine, pivot_view p, index_t c
 }
 template <class V>
 pivot_view check_pivots(const char* routine, pivot_view p, const V& a) {
-  index_t mn = -1;
+  index_t mn = 0;
   if constexpr (V::uniform) {
     const auto s = a.shape();
     mn = s.rows() < s.cols() ? s.rows() : s.cols();
   }
-  return check_pivot_facts(routine, p, a.count(), mn);
+  return check_pivot_facts(routine, p, a.count(), V::uniform, mn);
 }
 
 template <class A, class B>
