@@ -1,6 +1,10 @@
 // CPU benchmark: tinybatch (par: what kernels::automatic picks; tb_reference_par: the generic
 // loops; tb_compact_par: the compact layout, converted outside the timing) and the anchors on
-// the same batches, in one run.
+// the same batches, in one run. --seq adds tinybatch_seq and tb_compact_seq: the same calls
+// on the calling thread alone (tinybatch::seq), for small batches (--cache-kib 4 - 64) where
+// a parallel region costs more than it saves. --par-min-bytes B sets the size below which
+// par runs a call on the calling thread (host/tuning.hpp parallel_min_bytes; 0: never, as
+// before the thirty-first session; default: the rule there).
 //
 //   eigen      Eigen fixed-size types (Matrix<T, n, n>), an OpenMP loop over the batch
 //   lapacke    LAPACKE_?potrf_work / ?getrf_work per matrix, an OpenMP loop (OpenBLAS LAPACK)
@@ -86,6 +90,7 @@ struct options {
   std::string precisions = "ds", csv, machine_note;
   bool compact = true;  // --no-compact leaves the compact-layout column out
   bool net_of_restore = false;  // --net-of-restore: the method of shared/anchors (see the top)
+  bool seq = false;  // --seq: tinybatch on the calling thread too (tinybatch_seq, tb_compact_seq)
 };
 
 double now() {
@@ -287,6 +292,7 @@ struct bench {
     tb::strided_view<T, N, N> c(C.data(), count);
     std::vector<std::pair<std::string, std::function<void()>>> impls;
     impls.push_back({"tinybatch_par", [&] { tb::gemm(tb::par, a, b, c); }});
+    if (opt.seq) impls.push_back({"tinybatch_seq", [&] { tb::gemm(tb::seq, a, b, c); }});
     impls.push_back({"tb_reference_par", [&] { tb::gemm(ref_par, a, b, c); }});
     impls.push_back({"eigen", [&] {
 #pragma omp parallel for schedule(static)
@@ -344,7 +350,7 @@ struct bench {
   std::vector<double> restored_times(const std::string& regime, Impls& impls, Restore&& restore) {
     std::vector<std::function<void()>> fs, prep;
     for (auto& [name, f] : impls) {
-      std::function<void()> r = [&restore, compact_input = name == "tb_compact_par"] { restore(compact_input); };
+      std::function<void()> r = [&restore, compact_input = name.rfind("tb_compact", 0) == 0] { restore(compact_input); };
       r();
       f();  // warm up
       if (opt.net_of_restore) {
@@ -400,6 +406,8 @@ struct bench {
     if (op == "potrf") {
       if (compact) impls.push_back({"tb_compact_par", [&] { tb::potrf(tb::par, tb::lower, C, info_s); }});
       impls.push_back({"tinybatch_par", [&] { tb::potrf(tb::par, tb::lower, a, info_s); }});
+      if (opt.seq && compact) impls.push_back({"tb_compact_seq", [&] { tb::potrf(tb::seq, tb::lower, C, info_s); }});
+      if (opt.seq) impls.push_back({"tinybatch_seq", [&] { tb::potrf(tb::seq, tb::lower, a, info_s); }});
       impls.push_back({"tb_reference_par", [&] { tb::potrf(ref_par, tb::lower, a, info_s); }});
       impls.push_back({"eigen", [&] {
 #pragma omp parallel for schedule(static)
@@ -424,6 +432,8 @@ struct bench {
     } else {
       if (compact) impls.push_back({"tb_compact_par", [&] { tb::getrf(tb::par, C, piv_s, info_s); }});
       impls.push_back({"tinybatch_par", [&] { tb::getrf(tb::par, a, piv_s, info_s); }});
+      if (opt.seq && compact) impls.push_back({"tb_compact_seq", [&] { tb::getrf(tb::seq, C, piv_s, info_s); }});
+      if (opt.seq) impls.push_back({"tinybatch_seq", [&] { tb::getrf(tb::seq, a, piv_s, info_s); }});
       impls.push_back({"tb_reference_par", [&] { tb::getrf(ref_par, a, piv_s, info_s); }});
       impls.push_back({"eigen", [&] {
 #pragma omp parallel for schedule(static)
@@ -496,6 +506,8 @@ struct bench {
     if (lu) {
       if (opt.compact) impls.push_back({"tb_compact_par", [&] { tb::getrs(tb::par, tb::no_trans, CA, piv_s, CB); }});
       impls.push_back({"tinybatch_par", [&] { tb::getrs(tb::par, tb::no_trans, a, piv_s, b); }});
+      if (opt.seq && opt.compact) impls.push_back({"tb_compact_seq", [&] { tb::getrs(tb::seq, tb::no_trans, CA, piv_s, CB); }});
+      if (opt.seq) impls.push_back({"tinybatch_seq", [&] { tb::getrs(tb::seq, tb::no_trans, a, piv_s, b); }});
       impls.push_back({"tb_reference_par", [&] { tb::getrs(ref_par, tb::no_trans, a, piv_s, b); }});
       impls.push_back({"eigen", [&] {
 #pragma omp parallel for schedule(static)
@@ -522,6 +534,8 @@ struct bench {
     } else {
       if (opt.compact) impls.push_back({"tb_compact_par", [&] { tb::potrs(tb::par, tb::lower, CA, CB); }});
       impls.push_back({"tinybatch_par", [&] { tb::potrs(tb::par, tb::lower, a, b); }});
+      if (opt.seq && opt.compact) impls.push_back({"tb_compact_seq", [&] { tb::potrs(tb::seq, tb::lower, CA, CB); }});
+      if (opt.seq) impls.push_back({"tinybatch_seq", [&] { tb::potrs(tb::seq, tb::lower, a, b); }});
       impls.push_back({"tb_reference_par", [&] { tb::potrs(ref_par, tb::lower, a, b); }});
       impls.push_back({"eigen", [&] {
 #pragma omp parallel for schedule(static)
@@ -574,6 +588,8 @@ struct bench {
     std::vector<std::pair<std::string, std::function<void()>>> impls;
     if (opt.compact) impls.push_back({"tb_compact_par", [&] { tb::inverse(tb::par, CA, CX, info_s); }});
     impls.push_back({"tinybatch_par", [&] { tb::inverse(tb::par, a, x, info_s); }});
+    if (opt.seq && opt.compact) impls.push_back({"tb_compact_seq", [&] { tb::inverse(tb::seq, CA, CX, info_s); }});
+    if (opt.seq) impls.push_back({"tinybatch_seq", [&] { tb::inverse(tb::seq, a, x, info_s); }});
     impls.push_back({"tb_reference_par", [&] { tb::inverse(ref_par, a, x, info_s); }});
     impls.push_back({"eigen", [&] {
 #pragma omp parallel for schedule(static)
@@ -626,7 +642,13 @@ struct bench {
   }
 
   /// The sizes the benchmark is compiled for (issue 3's list); --sizes picks among them.
+  /// -DTB_BENCH_SIZES=2,8,16 compiles fewer (the whole list takes about 30 minutes of one
+  /// core at -O3).
+#if defined(TB_BENCH_SIZES)
+  using compiled_sizes = std::integer_sequence<int, TB_BENCH_SIZES>;
+#else
   using compiled_sizes = std::integer_sequence<int, 2, 3, 4, 5, 8, 12, 16, 24, 32>;
+#endif
 
   template <class T, int... I>
   void run_sizes(const std::string& regime, int n, std::integer_sequence<int, I...>) {
@@ -688,6 +710,8 @@ int main(int argc, char** argv) {
     else if (a == "--csv") o.csv = next();
     else if (a == "--no-compact") o.compact = false;
     else if (a == "--net-of-restore") o.net_of_restore = true;
+    else if (a == "--seq") o.seq = true;
+    else if (a == "--par-min-bytes") tb::detail::simd::tuning::parallel_min_bytes_set() = std::stol(next());
     else if (a == "--note") o.machine_note = next();
     else if (a == "--sizes") {
       o.sizes.clear();
@@ -696,7 +720,8 @@ int main(int argc, char** argv) {
       std::printf(
           "usage: bench_cpu [--stream-mib 256] [--cache-kib 128] [--reps 5] [--threads T]\n"
           "  [--sizes 2,3,4,5,8,12,16,24,32] [--ops gemm,potrf,getrf,inverse,getrs,potrs] [--regimes stream,cache]\n"
-          "  [--prec ds] [--min-seconds 0.2] [--csv file] [--note text] [--no-compact] [--net-of-restore]\n");
+          "  [--prec ds] [--min-seconds 0.2] [--csv file] [--note text] [--no-compact] [--net-of-restore]\n"
+          "  [--seq] [--par-min-bytes B]\n");
       return a == "--help" ? 0 : 2;
     }
   }

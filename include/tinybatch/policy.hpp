@@ -24,7 +24,10 @@ struct sequential_policy {
 };
 
 /// Host threads (OpenMP) across the matrices of the batch. threads == 0: OpenMP's default.
-/// Without OpenMP at compile time it runs sequentially.
+/// A call too small to be worth a team's fork and join runs on the calling thread (under
+/// 24 KiB + 2 KiB per thread of a factorization's operands, more for the solves and gemm:
+/// host/tuning.hpp parallel_min_bytes, a run-time value). Without OpenMP at compile time it
+/// runs sequentially.
 template <class Kernels = kernels::automatic>
 struct parallel_policy {
   using kernels = Kernels;

@@ -28,13 +28,15 @@ void for_each_matrix(const Policy& policy, index_t count, Init&& init, F&& f) {
   if constexpr (std::is_same_v<Policy, parallel_policy<typename Policy::kernels>>) {
 #if defined(_OPENMP)
     const int threads = policy.threads > 0 ? policy.threads : omp_get_max_threads();
+    if (threads > 1 && count > 1) {  // a team of one costs about 0.3 us for nothing
 #pragma omp parallel num_threads(threads)
-    {
-      auto state = init();
+      {
+        auto state = init();
 #pragma omp for schedule(static)
-      for (index_t k = 0; k < count; ++k) f(state, k);
+        for (index_t k = 0; k < count; ++k) f(state, k);
+      }
+      return;
     }
-    return;
 #endif
   }
   (void)policy;
@@ -60,25 +62,29 @@ struct scratch {
 
 struct host_backend {
   template <class P, class T, class VA, class VB, class VC>
-  static void gemm(const P& p, op ta, op tb, T alpha, const VA& A, const VB& B, T beta, const VC& C) {
+  static void gemm(const P& p0, op ta, op tb, T alpha, const VA& A, const VB& B, T beta, const VC& C) {
+    const auto& p = fit_threads(p0, simd::tuning::op::gemm, C.count(), matrix_bytes(A, B, C));
     if (simd::gemm(p, ta, tb, alpha, A, B, beta, C)) return;
     for_each_matrix(p, C.count(), [&](index_t k) { reference::gemm(ta, tb, alpha, A[k], B[k], beta, C[k]); });
   }
 
   template <class P, class T, class VA, class VB>
-  static void trsm(const P& p, side s, uplo u, op t, diag d, T alpha, const VA& A, const VB& B) {
+  static void trsm(const P& p0, side s, uplo u, op t, diag d, T alpha, const VA& A, const VB& B) {
+    const auto& p = fit_threads(p0, simd::tuning::op::trsm, B.count(), matrix_bytes(A, B));
     if (simd::trsm(p, s, u, t, d, alpha, A, B)) return;
     for_each_matrix(p, B.count(), [&](index_t k) { reference::trsm(s, u, t, d, alpha, A[k], B[k]); });
   }
 
   template <class P, class VA>
-  static void potrf(const P& p, uplo u, const VA& A, int* info) {
+  static void potrf(const P& p0, uplo u, const VA& A, int* info) {
+    const auto& p = fit_threads(p0, simd::tuning::op::potrf, A.count(), matrix_bytes(A));
     if (simd::potrf(p, u, A, info)) return;
     for_each_matrix(p, A.count(), [&](index_t k) { info[k] = reference::potrf(u, A[k]); });
   }
 
   template <class P, class VA, class VB>
-  static void potrs(const P& p, uplo u, const VA& A, const VB& B, const int* info) {
+  static void potrs(const P& p0, uplo u, const VA& A, const VB& B, const int* info) {
+    const auto& p = fit_threads(p0, simd::tuning::op::potrs, B.count(), matrix_bytes(A, B));
     if (simd::potrs(p, u, A, B, info)) return;
     for_each_matrix(p, B.count(), [&](index_t k) {
       if (!info || info[k] == 0) reference::potrs(u, A[k], B[k]);
@@ -86,13 +92,15 @@ struct host_backend {
   }
 
   template <class P, class VA>
-  static void getrf(const P& p, const VA& A, const pivot_view& ipiv, int* info) {
+  static void getrf(const P& p0, const VA& A, const pivot_view& ipiv, int* info) {
+    const auto& p = fit_threads(p0, simd::tuning::op::getrf, A.count(), matrix_bytes(A));
     if (simd::getrf(p, A, ipiv, info)) return;
     for_each_matrix(p, A.count(), [&](index_t k) { info[k] = reference::getrf(A[k], ipiv[k]); });
   }
 
   template <class P, class VA, class VB>
-  static void getrs(const P& p, op t, const VA& A, const pivot_view& ipiv, const VB& B, const int* info) {
+  static void getrs(const P& p0, op t, const VA& A, const pivot_view& ipiv, const VB& B, const int* info) {
+    const auto& p = fit_threads(p0, simd::tuning::op::getrs, B.count(), matrix_bytes(A, B));
     if (simd::getrs(p, t, A, ipiv, B, info)) return;
     for_each_matrix(p, B.count(), [&](index_t k) {
       if (!info || info[k] == 0) reference::getrs(t, A[k], ipiv[k], B[k]);
@@ -100,7 +108,8 @@ struct host_backend {
   }
 
   template <class P, class VA>
-  static void getri(const P& p, const VA& A, const pivot_view& ipiv, int* info) {
+  static void getri(const P& p0, const VA& A, const pivot_view& ipiv, int* info) {
+    const auto& p = fit_threads(p0, simd::tuning::op::getri, A.count(), matrix_bytes(A));
     if (simd::getri(p, A, ipiv, info)) return;
     using T = typename VA::value_type;
     for_each_matrix(p, A.count(), [] { return scratch<T>{}; }, [&](scratch<T>& s, index_t k) {
@@ -110,7 +119,8 @@ struct host_backend {
   }
 
   template <class P, class VA, class VX>
-  static void inverse(const P& p, const VA& A, const VX& X, int* info) {
+  static void inverse(const P& p0, const VA& A, const VX& X, int* info) {
+    const auto& p = fit_threads(p0, simd::tuning::op::inverse, A.count(), matrix_bytes(A, X));
     if (simd::inverse(p, A, X, info)) return;
     using T = typename VX::value_type;
     for_each_matrix(p, A.count(), [] { return scratch<T>{}; }, [&](scratch<T>& s, index_t k) {

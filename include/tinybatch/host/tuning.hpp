@@ -15,7 +15,7 @@
 
 namespace tinybatch::detail::simd::tuning {
 
-enum class op { getrf, potrf, getrs, potrs, trsm, getri, inverse };
+enum class op { getrf, potrf, getrs, potrs, trsm, getri, inverse, gemm, convert };
 
 struct orders {
   int min_n, max_n;
@@ -207,6 +207,46 @@ inline std::atomic<std::size_t>& streaming_min_bytes() {
 /// Whether a call whose operands span `footprint` bytes streams (streaming_min_bytes).
 inline bool streams(std::size_t footprint) {
   return footprint >= streaming_min_bytes().load(std::memory_order_relaxed);
+}
+
+/// When `par` runs a call on the calling thread, with no OpenMP region (host/ranges.hpp
+/// fit_threads): where its operands (all matrices together) weigh less than
+/// parallel_min_bytes(threads) = 24 KiB + 2 KiB per thread, a byte of getrf's or potrf's
+/// weighing 1 and the others' parallel_weight(op). A team's fork and join cost 1.1 - 1.7 us
+/// with 2 threads (best - median; both machines) and more with more threads: more than the
+/// team saves on a batch of a few microseconds. Where one thread and the team were even, by
+/// operand bytes, KiB (geometric means over n = 2, 4, 8, 16, ordinary and compact, double and
+/// float; development program, 4 - 512 KiB per operand, bench/results/cpu-*-dev-small-calls.txt):
+///                       getrf potrf inverse getrs potrs gemm
+///   Xeon, 2 threads       26    30     48     63    78   133  (a second run: 31 31 84 94 97 221)
+///   Xeon, 8 threads       42    47     98    123   137   284
+///   Xeon, 16 threads      47    61     87    118   150   235  (58 65 112 150 174 314)
+///   EPYC VM, 2 threads    35    41     68     95    91   295  (22 27 32 47 45 119)
+/// Hence the weights (a factorization's byte costs 2 - 3 of a solve's and 5 - 6 of gemm's) and
+/// the rule's 28 - 56 KiB. One rule for every operation on bytes alone was within 10% of the
+/// better of the two at every size on average, but missed by 2x on gemm (too early) and the
+/// factorizations (too late); counting flops (bytes + c flops) did not help: gemm has the most
+/// flops and the cheapest bytes. A team smaller than the whole did not help either: one thread
+/// per 32 KiB was 10 - 35% slower than all 16 at 64 - 256 KiB on the Xeon.
+constexpr double parallel_weight(op o) {
+  switch (o) {
+    case op::getrf: case op::potrf: case op::getri: return 1;
+    case op::inverse: return 0.5;
+    case op::getrs: case op::potrs: case op::trsm: return 1.0 / 3;
+    case op::gemm: case op::convert: return 1.0 / 6;
+  }
+  return 1;
+}
+/// A run-time value: parallel_min_bytes_set() = B makes it B for every team (0: the team always,
+/// as before the thirty-first session; -1: the rule).
+inline std::atomic<long>& parallel_min_bytes_set() {
+  static std::atomic<long> bytes{-1};  // -1: the rule above
+  return bytes;
+}
+inline std::size_t parallel_min_bytes(int threads) {
+  const long set = parallel_min_bytes_set().load(std::memory_order_relaxed);
+  if (set >= 0) return std::size_t(set);
+  return (std::size_t(24) << 10) + (std::size_t(2) << 10) * std::size_t(threads > 0 ? threads : 1);
 }
 
 }  // namespace tinybatch::detail::simd::tuning

@@ -135,7 +135,8 @@ inline __attribute__((always_inline)) void prefetch_triangle(const compact_view<
 
 struct backend {
   template <class Policy, class VS, class T, int M, int N>
-  static void to_compact(const Policy& policy, const VS& src, const compact_view<T, M, N>& dst) {
+  static void to_compact(const Policy& policy0, const VS& src, const compact_view<T, M, N>& dst) {
+    const auto& policy = fit_threads(policy0, simd::tuning::op::convert, dst.count(), 2 * matrix_bytes(dst));
     constexpr int G = compact_width<T>;
     const index_t count = dst.count();
     for_each_range(policy, dst.groups(), [&](index_t g0, index_t g1) {
@@ -156,7 +157,8 @@ struct backend {
   }
 
   template <class Policy, class T, int M, int N, class VD>
-  static void from_compact(const Policy& policy, const compact_view<const T, M, N>& src, const VD& dst) {
+  static void from_compact(const Policy& policy0, const compact_view<const T, M, N>& src, const VD& dst) {
+    const auto& policy = fit_threads(policy0, simd::tuning::op::convert, src.count(), 2 * matrix_bytes(src));
     constexpr int G = compact_width<T>;
     const index_t count = src.count();
     for_each_range(policy, src.groups(), [&](index_t g0, index_t g1) {
@@ -171,7 +173,8 @@ struct backend {
   }
 
   template <class Policy, class T, int M, int N>
-  static void getrf(const Policy& policy, const compact_view<T, M, N>& A, const pivot_view& ipiv, int* info) {
+  static void getrf(const Policy& policy0, const compact_view<T, M, N>& A, const pivot_view& ipiv, int* info) {
+    const auto& policy = fit_threads(policy0, simd::tuning::op::getrf, A.count(), matrix_bytes(A));
     constexpr int G = compact_width<T>;
     const index_t count = A.count();
     for_lanes<T>(policy, count, [&](auto tag, index_t g, int l0, index_t k0) {
@@ -182,8 +185,9 @@ struct backend {
   }
 
   template <class Policy, class T, int N, int NRHS>
-  static void getrs(const Policy& policy, op ta, const compact_view<const T, N, N>& A,
+  static void getrs(const Policy& policy0, op ta, const compact_view<const T, N, N>& A,
                     const pivot_view& ipiv, const compact_view<T, N, NRHS>& B) {
+    const auto& policy = fit_threads(policy0, simd::tuning::op::getrs, B.count(), matrix_bytes(A, B));
     constexpr int G = compact_width<T>;
     const index_t count = B.count();
     const bool streaming =
@@ -216,7 +220,8 @@ struct backend {
   }
 
   template <class Policy, class T, int N>
-  static void potrf(const Policy& policy, uplo ul, const compact_view<T, N, N>& A, int* info) {
+  static void potrf(const Policy& policy0, uplo ul, const compact_view<T, N, N>& A, int* info) {
+    const auto& policy = fit_threads(policy0, simd::tuning::op::potrf, A.count(), matrix_bytes(A));
     constexpr int G = compact_width<T>;
     const index_t count = A.count();
     auto go = [&](auto lower) {
@@ -233,8 +238,9 @@ struct backend {
   }
 
   template <class Policy, class T, int N, int NRHS>
-  static void potrs(const Policy& policy, uplo ul, const compact_view<const T, N, N>& A,
+  static void potrs(const Policy& policy0, uplo ul, const compact_view<const T, N, N>& A,
                     const compact_view<T, N, NRHS>& B) {
+    const auto& policy = fit_threads(policy0, simd::tuning::op::potrs, B.count(), matrix_bytes(A, B));
     constexpr int G = compact_width<T>;
     auto go = [&](auto lower) {
       for_lanes<T>(policy, B.count(), [&](auto tag, index_t g, int l0, index_t) {
@@ -254,8 +260,9 @@ struct backend {
   }
 
   template <class Policy, class T, int AR, int AC, int M, int N>
-  static void trsm(const Policy& policy, side sd, uplo ul, op ta, diag dg, T alpha,
+  static void trsm(const Policy& policy0, side sd, uplo ul, op ta, diag dg, T alpha,
                    const compact_view<const T, AR, AC>& A, const compact_view<T, M, N>& B) {
+    const auto& policy = fit_threads(policy0, simd::tuning::op::trsm, B.count(), matrix_bytes(A, B));
     constexpr int G = compact_width<T>;
     auto go = [&](auto left, auto lower, auto trans, auto unit) {
       for_lanes<T>(policy, B.count(), [&](auto tag, index_t g, int l0, index_t) {
@@ -280,8 +287,9 @@ struct backend {
   }
 
   template <class Policy, class T, int M, int N, int AR, int AC, int BR, int BC>
-  static void gemm(const Policy& policy, op ta, op tb, T alpha, const compact_view<const T, AR, AC>& A,
+  static void gemm(const Policy& policy0, op ta, op tb, T alpha, const compact_view<const T, AR, AC>& A,
                    const compact_view<const T, BR, BC>& B, T beta, const compact_view<T, M, N>& C) {
+    const auto& policy = fit_threads(policy0, simd::tuning::op::gemm, C.count(), matrix_bytes(A, B, C));
     constexpr int G = compact_width<T>;
     auto go = [&](auto TA, auto TB) {
       constexpr bool tA = decltype(TA)::value, tB = decltype(TB)::value;
@@ -308,8 +316,9 @@ struct backend {
 
   /// X := inv(A) (getrf + getri on X, as reference::inverse): a singular lane keeps its LU.
   template <class Policy, class T, int N>
-  static void inverse(const Policy& policy, const compact_view<const T, N, N>& A,
+  static void inverse(const Policy& policy0, const compact_view<const T, N, N>& A,
                       const compact_view<T, N, N>& X, int* info) {
+    const auto& policy = fit_threads(policy0, simd::tuning::op::inverse, X.count(), matrix_bytes(A, X));
     constexpr int G = compact_width<T>;
     const index_t count = X.count();
     for_lanes<T>(policy, count, [&](auto tag, index_t g, int l0, index_t k0) {
