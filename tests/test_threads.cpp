@@ -72,15 +72,18 @@ TEST_CASE("fit_threads: par runs small calls on the calling thread") {
   const tb::parallel_policy<tb::kernels::simd> four{4};
   using tun::op;
   // getrf's bytes weigh 1: just below and at the rule for the default team; explicit teams
-  // use their own size; gemm's bytes weigh a sixth.
+  // use their own size; gemm's and getrs' bytes weigh a third.
   const double min_t = double(tun::parallel_min_bytes(omp_threads()));
   const index_t below = index_t((min_t - 1) / 512), at = index_t(min_t / 512) + 1;
 #if defined(_OPENMP)
   CHECK(fit_threads(par, op::getrf, below, 512.0).threads == 1);
   CHECK(fit_threads(par, op::getrf, at, 512.0).threads == 0);
-  CHECK(fit_threads(par, op::gemm, 6 * below, 512.0).threads == 1);
-  CHECK(fit_threads(par, op::gemm, 6 * at, 512.0).threads == 0);
+  CHECK(fit_threads(par, op::gemm, 3 * below, 512.0).threads == 1);
+  CHECK(fit_threads(par, op::gemm, 3 * at, 512.0).threads == 0);
+  CHECK(fit_threads(par, op::getrs, 3 * below, 512.0).threads == 1);
   CHECK(fit_threads(par, op::getrs, 3 * at, 512.0).threads == 0);
+  CHECK(fit_threads(par, op::inverse, 2 * below, 512.0).threads == 1);
+  CHECK(fit_threads(par, op::inverse, 2 * at, 512.0).threads == 0);
   CHECK(fit_threads(four, op::getrf, 1, 512.0).threads == 1);
   CHECK(fit_threads(four, op::getrf, index_t(tun::parallel_min_bytes(4) / 512), 512.0).threads == 4);
   CHECK(fit_threads(par, op::getrf, 1, 0.0).threads == 0);  // unknown bytes: the policy as it is

@@ -222,8 +222,13 @@ inline bool streams(std::size_t footprint) {
 ///   Xeon, 8 threads       42    47     98    123   137   284
 ///   Xeon, 16 threads      47    61     87    118   150   235  (58 65 112 150 174 314)
 ///   EPYC VM, 2 threads    35    41     68     95    91   295  (22 27 32 47 45 119)
-/// Hence the weights (a factorization's byte costs 2 - 3 of a solve's and 5 - 6 of gemm's) and
-/// the rule's 28 - 56 KiB. One rule for every operation on bytes alone was within 10% of the
+/// Hence the weights (a factorization's byte costs 2 of the inverse's, 3 of a solve's) and the
+/// rule's 28 - 56 KiB. gemm's crossings (and the inverse's) were measured with their inputs in
+/// the calling thread's cache, the others' with inputs just written by the team; bench_cpu,
+/// where the previous implementation's team leaves them spread, found the team 1.5x faster for
+/// gemm at 64 KiB per operand on 16 threads (bench/results/cpu-f27346a-xeon-small-*.csv) with
+/// a weight of 1/6: gemm weighs as the solves (a third), and the layout conversions (copies,
+/// not measured) with it. One rule for every operation on bytes alone was within 10% of the
 /// better of the two at every size on average, but missed by 2x on gemm (too early) and the
 /// factorizations (too late); counting flops (bytes + c flops) did not help: gemm has the most
 /// flops and the cheapest bytes. A team smaller than the whole did not help either: one thread
@@ -232,8 +237,7 @@ constexpr double parallel_weight(op o) {
   switch (o) {
     case op::getrf: case op::potrf: case op::getri: return 1;
     case op::inverse: return 0.5;
-    case op::getrs: case op::potrs: case op::trsm: return 1.0 / 3;
-    case op::gemm: case op::convert: return 1.0 / 6;
+    case op::getrs: case op::potrs: case op::trsm: case op::gemm: case op::convert: return 1.0 / 3;
   }
   return 1;
 }
