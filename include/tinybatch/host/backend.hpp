@@ -27,7 +27,7 @@ template <class Policy, class Init, class F>
 void for_each_matrix(const Policy& policy, index_t count, Init&& init, F&& f) {
   if constexpr (std::is_same_v<Policy, parallel_policy<typename Policy::kernels>>) {
 #if defined(_OPENMP)
-    const int threads = policy.threads > 0 ? policy.threads : omp_get_max_threads();
+    const int threads = team_size(policy);
     if (threads > 1 && count > 1) {  // a team of one costs about 0.3 us for nothing
 #pragma omp parallel num_threads(threads)
       {

@@ -14,6 +14,18 @@
 
 namespace tinybatch::detail {
 
+/// The team a `par` call of this policy opens: its `threads`, or OpenMP's default (1 without
+/// OpenMP).
+template <class K>
+int team_size(const parallel_policy<K>& p) {
+#if defined(_OPENMP)
+  return p.threads > 0 ? p.threads : omp_get_max_threads();
+#else
+  (void)p;
+  return 1;
+#endif
+}
+
 /// The policy a host call of operation `o` runs with: `par` runs a call whose operands weigh
 /// less than tuning::parallel_min_bytes(threads) (all matrices together, `bytes` each, times
 /// tuning::parallel_weight(o)) on the calling thread, with no OpenMP region: there the team's
@@ -24,7 +36,7 @@ parallel_policy<K> fit_threads(const parallel_policy<K>& p, simd::tuning::op o, 
   parallel_policy<K> q = p;
 #if defined(_OPENMP)
   if (bytes > 0) {
-    const int threads = q.threads > 0 ? q.threads : omp_get_max_threads();
+    const int threads = team_size(q);
     const double weighed = double(count) * bytes * simd::tuning::parallel_weight(o);
     if (weighed < double(simd::tuning::parallel_min_bytes(threads))) q.threads = 1;
   }
@@ -55,7 +67,7 @@ template <class Policy, class F>
 void for_each_range(const Policy& policy, index_t count, F&& f) {
   if constexpr (std::is_same_v<Policy, parallel_policy<typename Policy::kernels>>) {
 #if defined(_OPENMP)
-    const int threads = policy.threads > 0 ? policy.threads : omp_get_max_threads();
+    const int threads = team_size(policy);
     if (threads > 1 && count > 1) {
 #pragma omp parallel num_threads(threads)
       {
