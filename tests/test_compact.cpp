@@ -121,7 +121,13 @@ void check_inverse(const lanes_case& lc, index_t count, int variant) {
   with_case(lc, count, [&](const auto& p) {
     auto ca = compact_of<T, N, N>(p, A);
     tb::compact_batch<T, N, N> cx(count);
-    tb::inverse(p, ca, cx, info);
+    {
+#if TINYBATCH_HOST_SIMD
+      // Variant 1 as a call that streams (X by streaming stores from an L1 buffer, AVX-512).
+      streaming_scope streaming(variant == 1);
+#endif
+      tb::inverse(p, ca, cx, info);
+    }
     back(p, cx, got);
   });
   CHECK(info == info_want);

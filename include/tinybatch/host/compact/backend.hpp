@@ -40,8 +40,9 @@ void with_lanes(F&& f) {
 
 /// body(lanes, g, l0, k0) for every W lanes of every group of a batch of `count` matrices:
 /// g the group, l0 the offset of the lanes in it, k0 the index of their first matrix.
-template <class T, class Policy, class Body>
-void for_lanes(const Policy& policy, index_t count, Body&& body) {
+/// after(lanes) runs once per thread, after its range (a fence for streaming stores).
+template <class T, class Policy, class Body, class After>
+void for_lanes(const Policy& policy, index_t count, Body&& body, After&& after) {
   constexpr int G = compact_width<T>;
   const index_t groups = (count + G - 1) / G;
   for_each_range(policy, groups, [&](index_t g0, index_t g1) {
@@ -49,8 +50,13 @@ void for_lanes(const Policy& policy, index_t count, Body&& body) {
       constexpr int W = lane_traits<typename decltype(tag)::type>::width;
       for (index_t g = g0; g < g1; ++g)
         for (int l0 = 0; l0 < G; l0 += W) body(tag, g, l0, g * G + l0);
+      after(tag);
     });
   });
+}
+template <class T, class Policy, class Body>
+void for_lanes(const Policy& policy, index_t count, Body&& body) {
+  for_lanes<T>(policy, count, body, [](auto) {});
 }
 
 /// Software prefetching of the operands' groups ahead of the one being computed: every line
@@ -81,6 +87,11 @@ void for_lanes(const Policy& policy, index_t count, Body&& body) {
 /// but the VM, with 32 KiB of L1 to the Xeon's 48, lost up to 1.15x
 /// (`bench/results/cpu-6fbd9ef-dev-solve-prefetch.txt`).
 inline constexpr std::size_t prefetch_ahead_bytes = 4096;
+/// The streaming compact inverse writes X by non-temporal stores from an L1 buffer up to
+/// this many bytes of group (double n <= 11, float n <= 11 with AVX-512): above, the inverse
+/// is bound by its arithmetic (O(n^3) on O(n^2) bytes), not by X's extra read, and the
+/// buffer would crowd L1.
+inline constexpr std::size_t inverse_stream_max_bytes = 8192;
 inline constexpr std::size_t prefetch_solve_max_bytes = 8192;
 inline constexpr std::size_t prefetch_getrs_potrs_max_bytes = 18432;
 /// From this order a streaming compact getrs (not transposed; its looped sweeps, n > 8)
@@ -321,13 +332,26 @@ struct backend {
     const auto& policy = fit_threads(policy0, simd::tuning::op::inverse, X.count(), matrix_bytes(A, X));
     constexpr int G = compact_width<T>;
     const index_t count = X.count();
-    for_lanes<T>(policy, count, [&](auto tag, index_t g, int l0, index_t k0) {
-      TINYBATCH_LANES_OF(tag);
-      prefetch_group<false>(A, g, l0);
-      prefetch_group<true>(X, g, l0);
-      Ops::template inverse<P, N, G>(A.data() + g * A.group_size + l0, X.data() + g * X.group_size + l0,
-                                     info, k0, count);
-    });
+    // Streaming (inverse_stream_max_bytes): X by non-temporal stores where a group is one
+    // vector per element (AVX-512; AVX2's half-line stores would not fill whole lines).
+    const bool streaming = group_bytes<T, N, N>() <= inverse_stream_max_bytes &&
+                           simd::tuning::streams(std::size_t(X.groups()) * 2 * group_bytes<T, N, N>());
+    for_lanes<T>(
+        policy, count,
+        [&](auto tag, index_t g, int l0, index_t k0) {
+          TINYBATCH_LANES_OF(tag);
+          const T* a = A.data() + g * A.group_size + l0;
+          T* x = X.data() + g * X.group_size + l0;
+          prefetch_group<false>(A, g, l0);
+          if constexpr (lane_traits<P>::width == G && sizeof(P) == 64 && group_bytes<T, N, N>() <= inverse_stream_max_bytes) {
+            if (streaming) return Ops::template inverse_streaming<P, N, G>(a, x, info, k0, count);
+          }
+          prefetch_group<true>(X, g, l0);
+          Ops::template inverse<P, N, G>(a, x, info, k0, count);
+        },
+        [&](auto tag) {
+          if (streaming) decltype(tag)::ops::stream_fence();
+        });
   }
 };
 

@@ -26,6 +26,7 @@
 
 #if TINYBATCH_HOST_SIMD
 
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -55,6 +56,16 @@ struct packed_starts {
 };
 template <class S>
 inline constexpr bool is_packed_starts = requires { S::packed; };
+/// W packed matrices in a buffer, addressed by their batch indices k0, k0 + 1, ...: where a
+/// kernel writes a block of a packed output before it is streamed out (staged::inverse).
+template <class T, int M, int N>
+struct block_starts {
+  static constexpr bool packed = true;
+  static constexpr int ld = M;
+  T* base;
+  index_t k0;
+  TINYBATCH_LANES_INLINE T* operator[](index_t k) const { return base + (k - k0) * (index_t(M) * N); }
+};
 
 /// Whether a is such a batch of M x N matrices.
 template <int M, int N, class T>
@@ -259,8 +270,9 @@ TINYBATCH_LANES_INLINE void scatter_columns(const T* buf, const int* dest, const
 /// the batch, with the lanes of the active instruction set and scratch for `Elems` elements
 /// per matrix (all its staged operands) per lane. Ranges are whole groups of 64 bytes of
 /// lanes, so no W-block straddles two threads but the last. False where there is no SIMD.
-template <class T, std::size_t Elems, class Policy, class Body>
-bool for_lane_blocks(const Policy& policy, index_t count, Body&& body) {
+/// after(tag) runs once per thread after its range (a fence for streaming stores).
+template <class T, std::size_t Elems, class Policy, class Body, class After>
+bool for_lane_blocks(const Policy& policy, index_t count, Body&& body, After&& after) {
   const simd::isa s = simd::active_isa();  // once per call: every thread runs the same set
   if (s == simd::isa::none) return false;
   constexpr int G = compact_width<T>;
@@ -270,9 +282,14 @@ bool for_lane_blocks(const Policy& policy, index_t count, Body&& body) {
     with_vector_lanes<T, Elems * sizeof(T)>(s, [&](auto tag) {
       constexpr int W = lane_traits<typename decltype(tag)::type>::width;
       for (index_t k0 = b; k0 < e; k0 += W) body(tag, std::integral_constant<int, W>{}, k0, e, buf.get());
+      after(tag);
     });
   });
   return true;
+}
+template <class T, std::size_t Elems, class Policy, class Body>
+bool for_lane_blocks(const Policy& policy, index_t count, Body&& body) {
+  return for_lane_blocks<T, Elems>(policy, count, body, [](auto) {});
 }
 
 /// Whether a whole group of the batch of type S (operation O, order Order, E elements per
@@ -451,14 +468,17 @@ bool getri(const Policy& policy, const matrix_starts<T>& a0, const pivot_view& i
 /// X := inv(A), A untouched (a singular A leaves its LU factors in X, as reference::inverse).
 template <int N, class T, class Policy>
 bool inverse(const Policy& policy, const matrix_starts<T>& a0, const matrix_starts<T>& x0, index_t count, int* info) {
+  // Streaming, a packed X is written W matrices at a time (a whole number of 64-byte lines
+  // when W lanes fill one) through an L1 block by streaming stores, so that X's lines are
+  // not read from memory before they are written (write-allocate).
+  const bool streaming = simd::tuning::streams(std::size_t(count) * 2 * N * N * sizeof(T));
   return with_starts<N, N, N, N, N * N>(a0, x0, [&](const auto& a, const auto& x) {
-    return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
+    using X = std::decay_t<decltype(x)>;
+    auto invert = [&](auto tag, auto w, index_t k0, index_t e, T* buf, const auto& out) {
       TINYBATCH_STAGED_LANES(tag, w);
-      prefetch_ahead<W, N, N, false>(a, k0, e);
-      prefetch_ahead<W, N, N, true>(x, k0, e);
       if constexpr (in_registers<simd::tuning::op::inverse, Ops, P, N, N * N, decltype(a)>()) {
         if (k0 + W <= e) {  // a whole packed group: no buffer
-          Ops::template inverse_group<P, N>(a[k0], x[k0], info, k0, e);
+          Ops::template inverse_group<P, N>(a[k0], out[k0], info, k0, e);
           return;
         }
       }
@@ -466,12 +486,31 @@ bool inverse(const Policy& policy, const matrix_starts<T>& a0, const matrix_star
       if constexpr (defer_column_swaps(N)) {
         int dest[W * N];
         Ops::template inverse<P, N, W, true>(buf, buf, info, k0, e, dest);
-        scatter_columns<P, Ops, N, N>(buf, dest, x, k0, e, all_lanes);
+        scatter_columns<P, Ops, N, N>(buf, dest, out, k0, e, all_lanes);
       } else {
         Ops::template inverse<P, N, W>(buf, buf, info, k0, e);
-        scatter<P, Ops, N, N>(buf, x, k0, e, all_lanes);
+        scatter<P, Ops, N, N>(buf, out, k0, e, all_lanes);
       }
-    });
+    };
+    return for_lane_blocks<T, N * N>(
+        policy, count,
+        [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
+          TINYBATCH_STAGED_LANES(tag, w);
+          prefetch_ahead<W, N, N, false>(a, k0, e);
+          if constexpr (is_packed_starts<X> && W * sizeof(T) == 64) {
+            if (streaming && k0 + W <= e && reinterpret_cast<std::uintptr_t>(x[k0]) % 64 == 0) {
+              alignas(64) T block[W * N * N];
+              invert(tag, w, k0, e, buf, block_starts<T, N, N>{block, k0});
+              Ops::template stream_out<P>(x[k0], block, N * N);
+              return;
+            }
+          }
+          prefetch_ahead<W, N, N, true>(x, k0, e);
+          invert(tag, w, k0, e, buf, x);
+        },
+        [&](auto tag) {
+          if (streaming) decltype(tag)::ops::stream_fence();
+        });
   });
 }
 
