@@ -465,6 +465,28 @@ bool getri(const Policy& policy, const matrix_starts<T>& a0, const pivot_view& i
   });
 }
 
+/// inv(A) of the W matrices k0.. of a into out's (the streaming inverse's block; out: the
+/// batch X or a block_starts buffer). The cache-resident loop of inverse writes it out.
+template <class P, class Ops, int N, class T, class S, class O>
+TINYBATCH_LANES_INLINE void invert_block(const S& a, const O& out, index_t k0, index_t e, T* buf, int* info) {
+  constexpr int W = lane_traits<P>::width;
+  if constexpr (in_registers<simd::tuning::op::inverse, Ops, P, N, N * N, S>()) {
+    if (k0 + W <= e) {  // a whole packed group: no buffer
+      Ops::template inverse_group<P, N>(a[k0], out[k0], info, k0, e);
+      return;
+    }
+  }
+  gather<P, Ops, N, N>(a, k0, e, buf);
+  if constexpr (defer_column_swaps(N)) {
+    int dest[W * N];
+    Ops::template inverse<P, N, W, true>(buf, buf, info, k0, e, dest);
+    scatter_columns<P, Ops, N, N>(buf, dest, out, k0, e, all_lanes);
+  } else {
+    Ops::template inverse<P, N, W>(buf, buf, info, k0, e);
+    scatter<P, Ops, N, N>(buf, out, k0, e, all_lanes);
+  }
+}
+
 /// X := inv(A), A untouched (a singular A leaves its LU factors in X, as reference::inverse).
 template <int N, class T, class Policy>
 bool inverse(const Policy& policy, const matrix_starts<T>& a0, const matrix_starts<T>& x0, index_t count, int* info) {
@@ -474,11 +496,37 @@ bool inverse(const Policy& policy, const matrix_starts<T>& a0, const matrix_star
   const bool streaming = simd::tuning::streams(std::size_t(count) * 2 * N * N * sizeof(T));
   return with_starts<N, N, N, N, N * N>(a0, x0, [&](const auto& a, const auto& x) {
     using X = std::decay_t<decltype(x)>;
-    auto invert = [&](auto tag, auto w, index_t k0, index_t e, T* buf, const auto& out) {
+    // Two loops: the cache-resident one exactly as before the streaming stores.
+    if constexpr (is_packed_starts<X>) {
+      if (streaming)
+        return for_lane_blocks<T, N * N>(
+            policy, count,
+            [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
+              TINYBATCH_STAGED_LANES(tag, w);
+              prefetch_ahead<W, N, N, false>(a, k0, e);
+              if constexpr (W * sizeof(T) == 64) {
+                if (k0 + W <= e && reinterpret_cast<std::uintptr_t>(x[k0]) % 64 == 0) {
+                  alignas(64) T block[W * N * N];
+                  invert_block<P, Ops, N>(a, block_starts<T, N, N>{block, k0}, k0, e, buf, info);
+                  Ops::template stream_out<P>(x[k0], block, N * N);
+                  return;
+                }
+              }
+              prefetch_ahead<W, N, N, true>(x, k0, e);
+              invert_block<P, Ops, N>(a, x, k0, e, buf, info);
+            },
+            [](auto tag) { decltype(tag)::ops::stream_fence(); });
+    }
+    // invert_block written out: through it (always inline) the cache-resident ordinary
+    // inverse measured 5% slower at double n = 2, 3, through a lambda 10 - 15%
+    // (bench/results/cpu-e2ffbf4-dev-inverse-cache.txt).
+    return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
       TINYBATCH_STAGED_LANES(tag, w);
+      prefetch_ahead<W, N, N, false>(a, k0, e);
+      prefetch_ahead<W, N, N, true>(x, k0, e);
       if constexpr (in_registers<simd::tuning::op::inverse, Ops, P, N, N * N, decltype(a)>()) {
         if (k0 + W <= e) {  // a whole packed group: no buffer
-          Ops::template inverse_group<P, N>(a[k0], out[k0], info, k0, e);
+          Ops::template inverse_group<P, N>(a[k0], x[k0], info, k0, e);
           return;
         }
       }
@@ -486,31 +534,12 @@ bool inverse(const Policy& policy, const matrix_starts<T>& a0, const matrix_star
       if constexpr (defer_column_swaps(N)) {
         int dest[W * N];
         Ops::template inverse<P, N, W, true>(buf, buf, info, k0, e, dest);
-        scatter_columns<P, Ops, N, N>(buf, dest, out, k0, e, all_lanes);
+        scatter_columns<P, Ops, N, N>(buf, dest, x, k0, e, all_lanes);
       } else {
         Ops::template inverse<P, N, W>(buf, buf, info, k0, e);
-        scatter<P, Ops, N, N>(buf, out, k0, e, all_lanes);
+        scatter<P, Ops, N, N>(buf, x, k0, e, all_lanes);
       }
-    };
-    return for_lane_blocks<T, N * N>(
-        policy, count,
-        [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
-          TINYBATCH_STAGED_LANES(tag, w);
-          prefetch_ahead<W, N, N, false>(a, k0, e);
-          if constexpr (is_packed_starts<X> && W * sizeof(T) == 64) {
-            if (streaming && k0 + W <= e && reinterpret_cast<std::uintptr_t>(x[k0]) % 64 == 0) {
-              alignas(64) T block[W * N * N];
-              invert(tag, w, k0, e, buf, block_starts<T, N, N>{block, k0});
-              Ops::template stream_out<P>(x[k0], block, N * N);
-              return;
-            }
-          }
-          prefetch_ahead<W, N, N, true>(x, k0, e);
-          invert(tag, w, k0, e, buf, x);
-        },
-        [&](auto tag) {
-          if (streaming) decltype(tag)::ops::stream_fence();
-        });
+    });
   });
 }
 
