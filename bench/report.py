@@ -166,6 +166,26 @@ def fmt_r(r):
     return f"{r:.0f}" if r >= 20 else f"{r:.1f}" if r >= 2 else f"{r:.2f}"
 
 
+def summarize(by):
+    """tinybatch's roofline fractions over n, its ratio to the fastest anchor at each n, and
+    the anchor that was fastest most often; None without a tinybatch row."""
+    main_impl = "tinybatch" if "tinybatch" in by else "tinybatch_par"
+    if main_impl not in by:
+        return None
+    fr = [v[1] for v in by[main_impl].values() if v[1] is not None]
+    ratios, best = [], defaultdict(int)
+    for n, v in by[main_impl].items():
+        anchors = [(by[i][n][0], i) for i in by if not is_tinybatch(i) and n in by[i]]
+        if anchors:
+            g, i = max(anchors)
+            ratios.append(v[0] / g)
+            best[IMPLS[i]] += 1
+    fr_s = f"{min(fr):.2f} - {max(fr):.2f}" if fr else "-"
+    ra_s = f"{fmt_r(min(ratios))} - {fmt_r(max(ratios))}x" if ratios else "-"
+    b = max(best, key=best.get) if best else "-"
+    return fr_s, ra_s, b
+
+
 def plot(m, cells, prec, regime, fname):
     ops = [op for op in OPS if (op, prec, regime) in cells]
     cols = 3
@@ -227,6 +247,26 @@ def main():
         cells, runs = load_machine(m)
         data.append((m, cells, runs))
         out.append(f"- [{m['title']}](#{slug(m['title'])})")
+    out += ["", "## At a glance", "",
+            "Double precision (CPU: the streaming regime where the run has one), n = 2 - 32: "
+            "tinybatch's roofline fraction; its speed against the fastest other implementation "
+            "at the same n. Float and the cache-resident regime are in each machine's section.",
+            "", "| machine | " + " | ".join(OPS) + " |", "| --- |" + " --- |" * len(OPS)]
+    for m, cells, runs in data:
+        regs = sorted({k[2] for k in cells}, key=lambda r: (r not in ("", "stream"), r))
+        row, used = [], []
+        for op in OPS:
+            r = next((r for r in regs if (op, "d", r) in cells), None)
+            sm = summarize(cells[(op, "d", r)]) if r is not None else None
+            row.append(f"{sm[0]}; {sm[1]}" if sm else "-")
+            used.append(r if sm else None)
+        odd = {u for u in used if u not in (None, "", "stream")}
+        where = ""
+        if len(odd) == 1 and all(u in odd or u is None for u in used):
+            where = f" ({odd.pop()})"
+        else:
+            row = [c + (f" ({u})" if u not in (None, "", "stream") else "") for c, u in zip(row, used)]
+        out.append(f"| [{m['title']}](#{slug(m['title'])}){where} | " + " | ".join(row) + " |")
     out.append("")
     for m, cells, runs in data:
         out += [f"## {m['title']}", "", note.get(m["id"], ""), ""]
@@ -253,23 +293,10 @@ def main():
         keys = sorted(cells, key=lambda k: (OPS.index(k[0]), k[1], k[2]))
         regimes = sorted({k[2] for k in keys if k[2]}, key=lambda r: (r != "stream", r))
         for key in keys:
-            op, prec, regime = key
-            by = cells[key]
-            main_impl = "tinybatch" if "tinybatch" in by else "tinybatch_par"
-            if main_impl not in by:
-                continue
-            fr = [v[1] for v in by[main_impl].values() if v[1] is not None]
-            ratios, best = [], defaultdict(int)
-            for n, v in by[main_impl].items():
-                anchors = [(by[i][n][0], i) for i in by if not is_tinybatch(i) and n in by[i]]
-                if anchors:
-                    g, i = max(anchors)
-                    ratios.append(v[0] / g)
-                    best[IMPLS[i]] += 1
-            fr_s = f"{min(fr):.2f} - {max(fr):.2f}" if fr else "-"
-            ra_s = f"{fmt_r(min(ratios))} - {fmt_r(max(ratios))}x" if ratios else "-"
-            b = max(best, key=best.get) if best else "-"
-            out.append(f"| {op} | {PRECS[prec]} | {regime or '-'} | {fr_s} | {ra_s} | {b} |")
+            sm = summarize(cells[key])
+            if sm:
+                op, prec, regime = key
+                out.append(f"| {op} | {PRECS[prec]} | {regime or '-'} | {sm[0]} | {sm[1]} | {sm[2]} |")
         out.append("")
         for prec in "ds":
             for regime in (regimes or [""]):
