@@ -3,7 +3,7 @@
 the memory roofline (right; its rates are in the CSV) against n, one line per implementation,
 solid for the streaming regime and dashed for the cache-resident one.
 
-    python3 bench/plot.py bench/results/cpu-XXXX.csv [--out bench/results]
+    python3 bench/plot.py bench/results/<machine>/cpu-XXXX.csv [--out DIR]
 """
 import argparse
 import csv

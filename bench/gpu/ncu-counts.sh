@@ -4,7 +4,7 @@
 # Builds sweep_gpu for those operations and sizes only, then for each (op, type, n) profiles
 # the first launch of that operation's kernel (the warm-up run of tuning.hpp's shape with its
 # pivot search; until 2026-11-26 the sweep ran the butterfly variant first, and the n = 32
-# counts of bench/results/gpu-h100-2d8b5d1-ncu-counts.txt are of that variant) and
+# counts of bench/results/h100/gpu-h100-2d8b5d1-ncu-counts.txt are of that variant) and
 # prints warp instructions per matrix, registers, issue-active and DRAM figures: the
 # numbers behind docs/performance.md's issue-slot bound.
 set -uo pipefail

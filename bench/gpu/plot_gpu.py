@@ -2,7 +2,7 @@
 """Plots bench_gpu's CSV: one PNG per operation, GFLOP/s (left) and roofline fraction (right)
 against n, tinybatch and the vendor routines, float and double.
 
-    python3 bench/gpu/plot_gpu.py bench/results/gpu-h100.csv [outdir]
+    python3 bench/gpu/plot_gpu.py bench/results/h100/gpu-h100-<commit>.csv [outdir]
 """
 import csv
 import os

@@ -5,7 +5,7 @@
 //     the launch shapes below (threads, register cap through __launch_bounds__ min blocks),
 //     in place with the input restored before each run, and cublas<t>getrfBatched on the
 //     same data (the staged kernel of 045adb9 and the variants that lost to this one were
-//     measured by the sweep of bench/results/gpu-h100-1b98ad3-dirty-sweep-variants.csv, then removed);
+//     measured by the sweep of bench/results/h100/gpu-h100-1b98ad3-dirty-sweep-variants.csv, then removed);
 //   potrf (same n, lower): the fast kernel at tuning.hpp's shape and at the shapes below,
 //     in place on diagonally dominant input restored before each run (the variant staged
 //     through a block-wide tile, measured by the sweeps of 1b98ad3 and b415ef3, is gone);

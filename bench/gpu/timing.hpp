@@ -15,7 +15,7 @@ namespace tb_bench {
 /// the pair runs for at least `warmup_ms` of wall time (and at least once), so that no size is
 /// timed on a GPU still raising its clocks. Why: with a single warm-up run, the first shape
 /// timed at each size in an H100 sweep read up to 17% below the same kernel timed again later
-/// in that run (bench/results/gpu-h100-18b075f-dirty-opaque-ld-sweep-potrf.log: potrf double
+/// in that run (bench/results/h100/gpu-h100-18b075f-dirty-opaque-ld-sweep-potrf.log: potrf double
 /// n = 12 .96 -> 1.12, n = 16 .91 -> 1.06, float n = 8 .82 -> .93). bench_gpu with 100 ms
 /// against 0 ms, on an H100 and an H200 (gpu-{h100,h200}-4b6c0c1-dirty{,-warmup0}.csv), moved
 /// its cells by no more than the run-to-run spread (up to .09 either way at n <= 8).
