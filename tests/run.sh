@@ -20,8 +20,8 @@ echo "== release build (CUDA: auto) =="
 # compact-layout test the few set (its lane kernels are the staged ones the SIMD tests
 # cover). The grid tests (tests/test_<op>.cpp) run the reference path (-Dgrid_simd=false):
 # with the SIMD kernels of their 13 fixed sizes they were 38% of this build, while test_simd_*
-# check those kernels at every size, through the default policy too; since the twenty-fourth
-# session at three compile-time sizes (-Dgrid_sizes=few; every size at run time): on an
+# check those kernels at every size, through the default policy too; at three compile-time
+# sizes (-Dgrid_sizes=few; every size at run time): on an
 # AVX2-only Zen 3 VM this script went past CI's 90 minutes (docs/cpu-backend.md, Tests).
 # On a CPU without AVX-512 (that VM) the SIMD tests leave the AVX-512 kernels out in both
 # builds (-Dsimd_test_isas=host): they could not run them, and they were about 40% of their
@@ -36,8 +36,8 @@ echo "== AddressSanitizer + UBSan build of the host tests =="
 # -O1 with line tables only: a readable report, and half the compile time of -O2 -g. The
 # SIMD tests are built for the few set here (every size in the release build): double n = 2,
 # 8, 32 and float 7 take every staging path (element by element, whole blocks through
-# transposes, half-width lanes, runs that end at the end of the allocation; float 32 left the
-# set in the twenty-fourth session, for time); the compact test n = 2 and 32 with its
+# transposes, half-width lanes, runs that end at the end of the allocation; float 32 is left
+# out, for time); the compact test n = 2 and 32 with its
 # variants at n = 7 (it stages nothing). The grid tests run the reference path as in the
 # release build, with three compile-time sizes (-Dgrid_sizes=few; every size at run time).
 tb_setup build/asan --buildtype=plain -Doptimization=1 -Dcuda=disabled -Dbenchmarks=false \
