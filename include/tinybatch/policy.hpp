@@ -15,6 +15,21 @@ struct reference {};
 /// The host SIMD kernels wherever one exists, also where `automatic` does not pick it
 /// because it measured slower than the reference (tests and benchmarks of those kernels).
 struct simd {};
+
+/// The GPU's blocked Cholesky (orders beyond the register kernels, and every variable-size
+/// batch): how idle work leaves and when each matrix of a variable-size batch starts.
+/// classic: thread blocks with nothing to do leave; aggressive: idle warps of live blocks
+/// leave too. greedy: every matrix starts at the first panel step; lazy: each starts so
+/// that all finish at the last. inclusive: one launch for the whole factorization instead
+/// of one per panel. `automatic` uses blocked<> (the measured best).
+enum class early_exit { classic, aggressive };
+enum class start { greedy, lazy };
+template <early_exit E = early_exit::aggressive, start S = start::lazy, bool Inclusive = false>
+struct blocked {
+  static constexpr early_exit early = E;
+  static constexpr start when = S;
+  static constexpr bool inclusive = Inclusive;
+};
 }  // namespace kernels
 
 /// One host thread, matrices one after another.

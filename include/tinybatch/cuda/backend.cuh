@@ -50,6 +50,7 @@ template <class... A> bool inverse(const A&...) { return false; }
 }  // namespace tinybatch::cuda
 
 #include "kernels/fast.cuh"
+#include "kernels/potrf_blocked.cuh"
 
 namespace tinybatch::cuda {
 
@@ -297,10 +298,24 @@ struct backend<cuda::policy<K>> {
                                      F{s, u, t, d, alpha, kv(A), kv(B)});
   }
 
+  /// max_n: the largest order of a variable-size batch if the caller knows it (-1: read
+  /// from the device once, the one wait of the call).
   template <class VA>
-  static void potrf(const policy_type& p, uplo u, const VA& A, int* info) {
-    if constexpr (cuda::detail::try_fast<K>)
+  static void potrf(const policy_type& p, uplo u, const VA& A, int* info, int max_n = -1) {
+    if constexpr (cuda::detail::try_fast<K>) {
+      // n <= 32 at compile time: the register kernels; everything else of float or double:
+      // the fused left-looking blocked kernel.
       if (cuda::fast::potrf(p.stream, u, A, info)) return;
+      if constexpr (cuda::blocked::supported_view<VA>) {
+        int nmax = max_n;
+        if constexpr (VA::uniform)
+          nmax = A.shape().rows();
+        else if (nmax < 0)
+          nmax = cuda::detail::max_order(A, p.stream);
+        cuda::blocked::potrf(p.stream, u, A, info, nmax, cuda::blocked::cholesky_options_of<K>());
+        return;
+      }
+    }
     using F = cuda::detail::potrf_fn<kview<VA>>;
     cuda::detail::launch_each_matrix("tinybatch::cuda potrf (generic)", p.stream, A.count(),
                                      F{u, kv(A), info});
@@ -312,8 +327,21 @@ struct backend<cuda::policy<K>> {
       cuda::fast::potrs(p.stream, u, A, B, info);
       return;
     } else {
-      if constexpr (cuda::detail::try_fast<K>)
+      if constexpr (cuda::detail::try_fast<K>) {
         if (cuda::fast::potrs(p.stream, u, A, B, info)) return;
+        // Orders beyond the register kernels and variable sizes: a thread block per matrix
+        // and right-hand side (one thread per matrix is n^2 dependent steps).
+        if constexpr (cuda::blocked::supported_view<VB>) {
+          bool large = true;
+          int nrhs = 1;
+          if constexpr (VA::uniform) large = A.shape().rows() > 32;
+          if constexpr (VB::uniform) nrhs = B.shape().cols();
+          if (large) {
+            cuda::blocked::potrs(p.stream, u, A, B, info, nrhs);
+            return;
+          }
+        }
+      }
     }
     using F = cuda::detail::potrs_fn<kview<VA>, kview<VB>>;
     cuda::detail::launch_each_matrix("tinybatch::cuda potrs (generic)", p.stream, B.count(),

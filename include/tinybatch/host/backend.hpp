@@ -76,7 +76,8 @@ struct host_backend {
   }
 
   template <class P, class VA>
-  static void potrf(const P& p0, uplo u, const VA& A, int* info) {
+  static void potrf(const P& p0, uplo u, const VA& A, int* info, int max_n = -1) {
+    (void)max_n;
     const auto& p = fit_threads(p0, simd::tuning::op::potrf, A.count(), matrix_bytes(A));
     if (simd::potrf(p, u, A, info)) return;
     for_each_matrix(p, A.count(), [&](index_t k) { info[k] = reference::potrf(u, A[k]); });

@@ -16,7 +16,7 @@
 namespace tinybatch::cuda::fast_kernels {
 
 /// Lanes per matrix: the next power of two >= n (shuffles with that width stay inside it).
-constexpr int seg_width(int n) {
+TINYBATCH_HD constexpr int seg_width(int n) {
   int w = 1;
   while (w < n) w *= 2;
   return w;
@@ -26,7 +26,7 @@ constexpr int seg_width(int n) {
 /// matrices share a warp, congruent to the segment width modulo 32 so that lane r of
 /// segment s (reading element r + c * n of its tile) hits bank (s * w + r) mod 32: no
 /// conflicts.
-constexpr int tile_stride(int size, int w) {
+TINYBATCH_HD constexpr int tile_stride(int size, int w) {
   if (w >= 32) return (size + 3) / 4 * 4;
   int s = size;
   while (s % 32 != w % 32) ++s;
@@ -50,7 +50,7 @@ __device__ __forceinline__ double2 pack(const double* t) { return double2{t[0], 
 /// Elements between two segments' broadcast rows: a whole number of 16-byte vectors, an odd
 /// number of them, so that the segments of one warp read their rows from different banks.
 template <class T>
-constexpr int vec_stride(int size) {
+TINYBATCH_HD constexpr int vec_stride(int size) {
   constexpr int v = vec_width<T>;
   int q = (size + v - 1) / v;
   if (q % 2 == 0) ++q;
@@ -413,14 +413,14 @@ __device__ __forceinline__ void store_small(const T (&x)[R * C], T* p, int ld) {
 }
 
 /// Minimum blocks per SM for __launch_bounds__ (tuning.hpp's 0 means none, i.e. 1).
-constexpr int min_blocks_of(int m) { return m > 0 ? m : 1; }
+TINYBATCH_HD constexpr int min_blocks_of(int m) { return m > 0 ? m : 1; }
 
 /// Elements between rows staged for 16-byte broadcasts: n rounded up to whole vectors, an
 /// odd number of them, so that a transposing block-wide store (consecutive threads writing
 /// one column) spreads over the banks instead of hitting one (ncu: 17.5-way conflicts on
 /// gemm n=32 double with rows 32 apart).
 template <class T>
-constexpr int row_pitch(int n) {
+TINYBATCH_HD constexpr int row_pitch(int n) {
   constexpr int v = vec_width<T>;
   int q = (n + v - 1) / v;
   if (q % 2 == 0) ++q;
@@ -460,7 +460,7 @@ namespace tinybatch::cuda::fast_kernels {
 /// Thread-block size for a kernel that keeps `bytes_per_matrix` bytes of static shared
 /// memory per matrix (segments of w lanes): the tuned size, cut (by whole warps) until the
 /// block's matrices fit in 48 KiB.
-constexpr int fit_threads(int tuned_threads, int w, int bytes_per_matrix) {
+TINYBATCH_HD constexpr int fit_threads(int tuned_threads, int w, int bytes_per_matrix) {
   int t = tuned_threads;
   while (t > 32 && (t / w) * bytes_per_matrix > 48 * 1024) t -= 32;
   return t;

@@ -12,7 +12,7 @@ namespace tinybatch::cuda::fast_kernels {
 
 /// Column pitch of op(A) in shared memory: M, or M rounded up to odd when A is staged
 /// transposed (consecutive threads then write one row of the tile: odd pitch, no conflicts).
-constexpr int gemm_a_pitch(int m, bool ta) { return ta && m % 2 == 0 ? m + 1 : m; }
+TINYBATCH_HD constexpr int gemm_a_pitch(int m, bool ta) { return ta && m % 2 == 0 ? m + 1 : m; }
 
 template <class T, int M, int N, int K, bool TA, bool TB, int THREADS, int MINB, bool PACKED, class AtA,
           class AtB, class AtC>

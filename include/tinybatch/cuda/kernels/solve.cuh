@@ -33,10 +33,10 @@ enum class solve_kind { getrs_n, getrs_t, potrs_l, potrs_u };
 
 /// Row pitch of the transposed factor in shared memory: odd, so that rows and columns are
 /// both conflict-free.
-constexpr int solve_pitch(int n) { return n % 2 == 0 ? n + 1 : n; }
+TINYBATCH_HD constexpr int solve_pitch(int n) { return n % 2 == 0 ? n + 1 : n; }
 
 /// Elements of shared memory per matrix.
-constexpr int solve_tile_stride(int n) { return tile_stride(n * solve_pitch(n), seg_width(n)); }
+TINYBATCH_HD constexpr int solve_tile_stride(int n) { return tile_stride(n * solve_pitch(n), seg_width(n)); }
 
 template <solve_kind K>
 struct solve_traits {

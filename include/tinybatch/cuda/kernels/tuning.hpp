@@ -381,3 +381,25 @@ constexpr int gemm_vendor_min_n(int elem_bytes, bool fixed_size = true) {
 }
 
 }  // namespace tinybatch::cuda::fast_kernels
+
+namespace tinybatch::cuda::blocked_kernels {
+
+/// Shape of the fused left-looking Cholesky (potrf_blocked.cuh): IB columns per panel, RPT
+/// rows per thread, at most MAXT threads per block (rows beyond MAXT * RPT run in further
+/// chunks of the same block).
+struct cholesky_shape {
+  int ib, rpt, maxt;
+};
+/// The shapes the backend instantiates (the tuning benchmark, bench/gpu/bench_potrf_large.cu,
+/// sweeps every one of them).
+inline constexpr cholesky_shape cholesky_shapes[] = {{8, 1, 512}, {16, 1, 512}, {32, 1, 256}};
+
+/// Index into cholesky_shapes for order n (the largest of a variable-size batch). A wider
+/// panel reads the factored columns fewer times (the update reads about n^3 / (6 IB)
+/// elements), at the price of IB accumulators per row in registers.
+constexpr int cholesky_shape_for(int elem_bytes, int n) {
+  (void)elem_bytes;
+  return n <= 64 ? 0 : n <= 256 ? 1 : 1;
+}
+
+}  // namespace tinybatch::cuda::blocked_kernels

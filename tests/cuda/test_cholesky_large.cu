@@ -1,0 +1,313 @@
+// GPU Cholesky beyond the register kernels and on variable-size batches: potrf, potrs and posv
+// through the blocked kernels (cuda/kernels/potrf_blocked.cuh) against the host reference,
+// element by element, with poison in the untouched triangle and around every matrix, info
+// exactly (not-SPD and NaN matrices mixed in). Variable-size batches: sizes uniform and
+// Gaussian in [0, max] with 0 and 1 among them, every early-termination / scheduling
+// variant; counts above 65535 and a batch of more than 2^31 elements.
+#include "support.cuh"
+
+namespace {
+using namespace tbc;
+
+const tb::uplo both_uplos[] = {tb::uplo::lower, tb::uplo::upper};
+
+std::vector<int> large_sizes() {
+  if (small_grid()) return {33, 40, 100};
+  return {33, 40, 64, 100, 128, 200, 256, 400, 512, 1024};
+}
+index_t large_count(int n) {
+  if (small_grid()) return 3;
+  return n <= 128 ? 200 : n <= 256 ? 20 : 4;
+}
+
+template <class T, layout L, class P = tb::cuda::policy<>>
+void run_potrf(layout_c<L> l, tb::uplo ul, int n, index_t count, P policy = {}) {
+  INFO("potrf " << name(L) << " " << name(ul) << " n=" << n << " count=" << count);
+  tbatch<T> A(n, n, count);
+  fill_spd(A, ul);
+  auto info = tints::info(count);
+  A.upload(), info.upload();
+  tb::potrf(host_ref, ul, A.hview(l), info.hspan());
+  tb::potrf(policy, ul, A.dview(l), info.dspan());
+  check_all(arg(A, "A"), arg(info, "info"));
+}
+
+template <class T, layout L>
+void run_posv(layout_c<L> l, tb::uplo ul, int n, int nrhs, index_t count) {
+  INFO("posv " << name(L) << " " << name(ul) << " n=" << n << " nrhs=" << nrhs << " count=" << count);
+  tbatch<T> A(n, n, count), B(n, nrhs, count);
+  fill_spd(A, ul);
+  fill_rhs(B);
+  auto info = tints::info(count);
+  A.upload(), B.upload(), info.upload();
+  tb::posv(host_ref, ul, A.hview(l), B.hview(l), info.hspan());
+  tb::posv(tb::cuda::policy<>{}, ul, A.dview(l), B.dview(l), info.dspan());
+  check_all(arg(A, "A"), arg(B, "B"), arg(info, "info"));
+}
+
+/// A variable-size batch on host and device: matrix k is n[k] x c[k] with ld n[k] + k % 3,
+/// each followed by two elements of padding, all poison to begin with.
+template <class T>
+struct vb {
+  std::vector<int> m, n, ld;
+  std::vector<index_t> off;
+  std::vector<T> h, got;
+  std::vector<T*> hp;
+  tb::cuda::device_array<T> d;
+  tb::cuda::device_array<T*> dp;
+  tb::cuda::device_array<int> dm, dn, dld;
+  vb(std::vector<int> rows, std::vector<int> cols) : m(std::move(rows)), n(std::move(cols)) {
+    index_t total = 0;
+    for (std::size_t k = 0; k < m.size(); ++k) {
+      ld.push_back(std::max(m[k], 1) + int(k % 3));
+      off.push_back(total);
+      total += index_t(ld[k]) * n[k] + 2;
+    }
+    h.assign(std::size_t(total) + 1, poison<T>());
+    for (std::size_t k = 0; k < m.size(); ++k) hp.push_back(h.data() + off[k]);
+  }
+  index_t count() const { return index_t(m.size()); }
+  T& at(std::size_t k, int i, int j) { return h[std::size_t(off[k] + i + index_t(j) * ld[k])]; }
+  void upload() {
+    d = tb::cuda::device_array<T>(std::span<const T>(h));
+    std::vector<T*> p;
+    for (std::size_t k = 0; k < m.size(); ++k) p.push_back(d.data() + off[k]);
+    dp = tb::cuda::device_array<T*>(std::span<T* const>(p));
+    dm = tb::cuda::device_array<int>(std::span<const int>(m));
+    dn = tb::cuda::device_array<int>(std::span<const int>(n));
+    dld = tb::cuda::device_array<int>(std::span<const int>(ld));
+  }
+  tb::vbatch_view<T> hview() { return {hp.data(), m.data(), n.data(), ld.data(), count()}; }
+  tb::vbatch_view<T> dview() { return {dp.data(), dm.data(), dn.data(), dld.data(), count()}; }
+  void download() {
+    got.resize(h.size());
+    tb::cuda::copy(got, d);
+    device_sync();
+  }
+  /// Empty, or the first element where device and host differ (tolerance as compare()).
+  std::string compare(const char* what) const {
+    for (std::size_t k = 0; k <= m.size(); ++k) {
+      const std::size_t e0 = k < m.size() ? std::size_t(off[k]) : h.size() - 1;
+      const std::size_t e1 = k + 1 < m.size() ? std::size_t(off[k + 1]) : h.size();
+      if (k == m.size() && e0 >= e1) break;
+      double scale = 1;
+      for (std::size_t e = e0; e < e1; ++e)
+        if (std::isfinite(h[e])) scale = std::max(scale, double(std::abs(h[e])));
+      const int order = k < m.size() ? std::max({m[k], n[k], 1}) : 1;
+      const double tol = 32.0 * order * std::numeric_limits<T>::epsilon();
+      for (std::size_t e = e0; e < e1; ++e) {
+        const T r = h[e], g = got[e];
+        auto where = [&] {
+          return std::string(what) + " matrix " + std::to_string(k) + " (" + std::to_string(k < m.size() ? m[k] : 0) +
+                 " rows) element " + std::to_string(e - e0) + ": host " + std::to_string(r) + ", GPU " +
+                 std::to_string(g);
+        };
+        if (is_poison(r) != is_poison(g)) return where() + " (poison differs)";
+        if (is_poison(r)) continue;
+        if (std::isnan(r) != std::isnan(g)) return where() + " (NaN differs)";
+        if (std::isnan(r)) continue;
+        if (std::abs(double(r) - double(g)) / scale > tol) return where();
+      }
+    }
+    return {};
+  }
+};
+
+/// Sizes in [0, max]: uniform, or Gaussian around max / 2; 0 and 1 always among them.
+std::vector<int> draw_sizes(index_t count, int max, bool gaussian) {
+  std::vector<int> s;
+  std::normal_distribution<double> g(max / 2.0, max / 6.0);
+  std::uniform_int_distribution<int> u(0, max);
+  for (index_t k = 0; k < count; ++k) {
+    int v = gaussian ? int(std::lround(g(rng()))) : u(rng());
+    s.push_back(std::clamp(v, 0, max));
+  }
+  if (count > 0) s[0] = 0;
+  if (count > 1) s[1] = 1;
+  if (count > 2) s[2] = max;
+  return s;
+}
+
+/// SPD matrices (B B^T / n + I) in the `ul` triangle, every fifth not SPD (a negative
+/// diagonal entry), every fifth from the fourth with a NaN.
+template <class T>
+void fill_spd(vb<T>& a, tb::uplo ul) {
+  for (std::size_t k = 0; k < a.m.size(); ++k) {
+    const int n = a.m[k];
+    std::vector<double> b(std::size_t(n) * n);
+    for (auto& x : b) x = uniform<double>();
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) {
+        const bool in = ul == tb::uplo::lower ? i >= j : i <= j;
+        if (!in) continue;
+        double s = i == j ? 1.0 : 0.0;
+        for (int l = 0; l < n; ++l) s += b[i + l * n] * b[j + l * n] / n;
+        a.at(k, i, j) = T(s);
+      }
+    if (n == 0) continue;
+    const int p = int(k % n), q = p / 2;
+    if (singular_k(index_t(k))) a.at(k, p, p) = T(-1);
+    if (nan_k(index_t(k))) (ul == tb::uplo::lower ? a.at(k, p, q) : a.at(k, q, p)) = nan<T>();
+  }
+}
+
+template <class T, class P>
+void run_vpotrf(P policy, tb::uplo ul, index_t count, int max, bool gaussian, bool give_max) {
+  INFO("vbatch potrf " << name(ul) << " count=" << count << " max=" << max << (gaussian ? " gaussian" : " uniform")
+                       << (give_max ? " max given" : ""));
+  const auto sizes = draw_sizes(count, max, gaussian);
+  vb<T> A(sizes, sizes);
+  fill_spd(A, ul);
+  auto info = tints::info(count);
+  A.upload(), info.upload();
+  tb::potrf(host_ref, ul, A.hview(), info.hspan());
+  if (give_max)
+    tb::potrf(policy, ul, A.dview(), info.dspan(), max);
+  else
+    tb::potrf(policy, ul, A.dview(), info.dspan());
+  A.download(), info.download();
+  const std::string r = A.compare("A");
+  INFO(r);
+  CHECK(r.empty());
+  const std::string ri = compare(info, "info");
+  INFO(ri);
+  CHECK(ri.empty());
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("cuda potrf beyond n = 32, lower and upper", "[potrf][large]", float, double) {
+  for_layouts([](auto l) {
+    for (tb::uplo ul : both_uplos)
+      for (int n : large_sizes()) run_potrf<TestType>(l, ul, n, large_count(n));
+  });
+}
+
+TEMPLATE_TEST_CASE("cuda potrf beyond n = 32 on fixed-size views", "[potrf][large]", float, double) {
+  // Compile-time orders past the register kernels take the blocked kernel too.
+  tbatch<TestType> A(48, 48, 50);
+  fill_spd(A, tb::uplo::lower);
+  auto info = tints::info(50);
+  A.upload(), info.upload();
+  tb::potrf(host_ref, tb::lower, tb::strided_view<TestType, 48, 48>(A.h.data(), 50, A.ld, A.stride), info.hspan());
+  tb::potrf(tb::cuda::policy<>{}, tb::lower, tb::strided_view<TestType, 48, 48>(A.first(), 50, A.ld, A.stride),
+            info.dspan());
+  check_all(arg(A, "A"), arg(info, "info"));
+}
+
+TEMPLATE_TEST_CASE("cuda potrf, every blocked shape and the loop-inclusive kernel", "[potrf][large]", float, double) {
+  using T = TestType;
+  for (int shape = 0; shape < 3; ++shape)
+    for (bool inclusive : {false, true})
+      for (tb::uplo ul : both_uplos)
+        for (int n : {1, 7, 33, 70, 300}) {
+          INFO("shape " << shape << (inclusive ? " inclusive" : " exclusive") << " " << name(ul) << " n=" << n);
+          tbatch<T> A(n, n, 11);
+          fill_spd(A, ul);
+          auto info = tints::info(11);
+          A.upload(), info.upload();
+          tb::potrf(host_ref, ul, A.hview(layout_c<layout::strided>{}), info.hspan());
+          tb::cuda::blocked::cholesky_options o;
+          o.shape = shape, o.inclusive = inclusive;
+          tb::cuda::blocked::potrf(nullptr, ul, A.dview(layout_c<layout::strided>{}), info.d.data(), n, o);
+          check_all(arg(A, "A"), arg(info, "info"));
+        }
+}
+
+TEMPLATE_TEST_CASE("cuda posv beyond n = 32", "[posv][large]", float, double) {
+  for_layouts([](auto l) {
+    for (tb::uplo ul : both_uplos)
+      for (int n : large_sizes())
+        for (int nrhs : {1, 3, 40}) run_posv<TestType>(l, ul, n, nrhs, std::min<index_t>(large_count(n), 20));
+  });
+}
+
+TEMPLATE_TEST_CASE("cuda potrf on variable-size batches, every early exit and schedule", "[potrf][vbatch]", float,
+                   double) {
+  using T = TestType;
+  using K = tb::kernels::early_exit;
+  using S = tb::kernels::start;
+  for (tb::uplo ul : both_uplos)
+    for (int max : small_grid() ? std::vector<int>{40} : std::vector<int>{32, 64, 200, 512})
+      for (bool gaussian : {false, true}) {
+        const index_t count = small_grid() ? 40 : max >= 200 ? 100 : 400;
+        run_vpotrf<T>(tb::cuda::policy<>{}, ul, count, max, gaussian, false);
+        run_vpotrf<T>(tb::cuda::policy<>{}, ul, count, max, gaussian, true);
+        run_vpotrf<T>(tb::cuda::policy<tb::kernels::blocked<K::classic, S::greedy>>{}, ul, count, max, gaussian, true);
+        run_vpotrf<T>(tb::cuda::policy<tb::kernels::blocked<K::classic, S::lazy>>{}, ul, count, max, gaussian, true);
+        run_vpotrf<T>(tb::cuda::policy<tb::kernels::blocked<K::aggressive, S::greedy>>{}, ul, count, max, gaussian,
+                      true);
+        run_vpotrf<T>(tb::cuda::policy<tb::kernels::blocked<K::aggressive, S::lazy, true>>{}, ul, count, max,
+                      gaussian, true);
+      }
+}
+
+TEMPLATE_TEST_CASE("cuda posv on variable-size batches", "[posv][vbatch]", float, double) {
+  using T = TestType;
+  const index_t count = small_grid() ? 30 : 300;
+  for (tb::uplo ul : both_uplos)
+    for (int max : {45, 300}) {
+      INFO("vbatch posv " << name(ul) << " max=" << max);
+      const auto sizes = draw_sizes(count, max, false);
+      std::vector<int> rhs;
+      for (index_t k = 0; k < count; ++k) rhs.push_back(int(k % 4));  // 0 .. 3 columns
+      vb<T> A(sizes, sizes), B(sizes, rhs);
+      fill_spd(A, ul);
+      for (std::size_t k = 0; k < sizes.size(); ++k)
+        for (int j = 0; j < rhs[k]; ++j)
+          for (int i = 0; i < sizes[k]; ++i) B.at(k, i, j) = uniform<T>();
+      auto info = tints::info(count);
+      A.upload(), B.upload(), info.upload();
+      tb::posv(host_ref, ul, A.hview(), B.hview(), info.hspan());
+      tb::posv(tb::cuda::policy<>{}, ul, A.dview(), B.dview(), info.dspan());
+      A.download(), B.download(), info.download();
+      for (auto r : {A.compare("A"), B.compare("B"), compare(info, "info")}) {
+        INFO(r);
+        CHECK(r.empty());
+      }
+    }
+}
+
+TEST_CASE("cuda potrf: more than 65535 matrices, and more than 2^31 elements", "[potrf][large][huge]") {
+  if (small_grid()) return;
+  run_potrf<double>(layout_c<layout::strided>{}, tb::uplo::lower, 40, 70000);
+  // 2^31 + elements of float: 2.0e6 matrices of 33 x 33; the host checks every 997th.
+  const int n = 33;
+  const index_t count = (index_t(1) << 31) / (n * n) + 1000;
+  const index_t elems = count * n * n;
+  REQUIRE(elems > (index_t(1) << 31));
+  std::vector<float> h(static_cast<std::size_t>(elems));
+  std::vector<double> b(std::size_t(n) * n);
+  std::vector<float> one(std::size_t(n) * n);
+  for (auto& x : b) x = uniform<double>();
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      double s = i == j ? 1.0 : 0.0;
+      for (int l = 0; l < n; ++l) s += b[i + l * n] * b[j + l * n] / n;
+      one[std::size_t(i + j * n)] = float(s);
+    }
+  for (index_t k = 0; k < count; ++k) std::copy(one.begin(), one.end(), h.begin() + k * n * n);
+  h[std::size_t((count - 1) * n * n)] = -1.0f;  // the very last matrix fails at its first pivot
+  tb::cuda::device_array<float> d{std::span<const float>(h)};
+  tb::cuda::device_array<int> dinfo(static_cast<std::size_t>(count));
+  tb::potrf(tb::cuda::policy<>{}, tb::lower, tb::strided_view<float>(d.data(), n, n, count),
+            std::span<int>(dinfo.data(), std::size_t(count)));
+  std::vector<float> got(h.size());
+  std::vector<int> info(static_cast<std::size_t>(count));
+  tb::cuda::copy(got, d);
+  tb::cuda::copy(info, dinfo);
+  device_sync();
+  std::vector<float> ref = one;
+  REQUIRE(tb::reference::potrf(tb::uplo::lower, tb::matrix_ref<float>(ref.data(), n, n, n)) == 0);
+  index_t bad = -1;
+  for (index_t k = 0; k + 1 < count; k += 997) {
+    if (info[std::size_t(k)] != 0) bad = k;
+    for (int j = 0; j < n; ++j)
+      for (int i = j; i < n; ++i)
+        if (std::abs(got[std::size_t(k * n * n + i + j * n)] - ref[std::size_t(i + j * n)]) > 1e-4f) bad = k;
+  }
+  INFO("first bad matrix " << bad);
+  CHECK(bad == -1);
+  CHECK(info[std::size_t(count - 1)] == 1);
+  CHECK(info[std::size_t(count - 2)] == 0);
+}
