@@ -8,7 +8,7 @@
 // so one aligned vector load gives the same element of G (or G / 2) matrices, and a kernel
 // that factors one matrix with scalar code factors G of them with vector code: no shuffles,
 // pivoting by compare and blend. For tiny n this is what beats one-matrix-at-a-time kernels
-// (docs/cpu-backend.md has the measurements). Storage always holds whole groups: the lanes past
+// (docs/design.md, CPU kernels). Storage always holds whole groups: the lanes past
 // `count` in the last group are padding that the kernels compute on and never report.
 #pragma once
 

@@ -4,7 +4,7 @@
 //
 // Each operation has a generic path: one thread per matrix, executing the very per-matrix
 // code of reference/ that the host runs, so GPU and host agree operation by operation. Fast
-// kernels (issue #4: register-resident kernels for n <= 32) plug in at cuda::fast below, and
+// kernels (register-resident kernels for n <= 32) plug in at cuda::fast below, and
 // cuBLAS at cuda::vendor (cublas.hpp: gemm on large strided batches); the generic path stays
 // as their fallback and oracle.
 #pragma once
@@ -30,7 +30,7 @@
 
 namespace tinybatch::cuda {
 
-/// Dispatch point for issue #4's fast kernels. The backend asks `fast::OP(stream, args...)`
+/// Dispatch point for the fast kernels. The backend asks `fast::OP(stream, args...)`
 /// first (with the same arguments it gives the generic kernel) unless the policy's kernels
 /// knob is kernels::reference. An overload that covers the call (its view types, sizes,
 /// flags) launches its kernel and returns true; these catch-alls cover nothing, so every

@@ -1,4 +1,4 @@
-// cuBLAS for the large sizes of the CUDA backend (issue #4): strided gemm batches whose
+// cuBLAS for the large sizes of the CUDA backend : strided gemm batches whose
 // sizes are all at least the measured crossover (kernels/tuning.hpp, gemm_vendor_min_n) go
 // to cublas<t>gemmStridedBatched, which is at the memory roofline there; smaller ones stay
 // with the fast kernels. A cuBLAS handle per (thread, device), created on first use and

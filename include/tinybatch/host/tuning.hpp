@@ -23,7 +23,7 @@ struct orders {
 };
 
 /// Where the staged kernels are the default, by operation and type. Today everywhere: in
-/// bench/results/cpu-2026-11-23-vm.csv (2 threads, n in {2, 3, 4, 5, 8, 12, 16, 24, 32}) the
+/// bench/results/xeon-vm/cpu-2026-11-23-vm.csv (2 threads, n in {2, 3, 4, 5, 8, 12, 16, 24, 32}) the
 /// staged kernels beat the reference loops in both regimes and types (1.2 - 9x) but for potrf
 /// at n <= 3 cache-resident (double 0.94x at n = 2, 1.02x at 3; float 0.79x, 0.88x), where
 /// streaming they win 1.4 - 2.4x: large batches decide. Orders between the measured ones
@@ -45,7 +45,7 @@ constexpr bool staged(op o, int n) {
 /// running on the registers (compact/kernels.inc, the *_group functions), instead of through
 /// the thread's scratch buffer; by operation, type and instruction set. One thread, 128 KiB per
 /// operand, ns per matrix, buffer / registers everywhere, two development runs alike
-/// (bench/results/cpu-7e063ac-epyc-dev-register-groups.txt), AVX-512:
+/// (bench/results/epyc-vm/cpu-7e063ac-epyc-dev-register-groups.txt), AVX-512:
 ///   inverse double n=2 2.8 / 2.0, 3 6.5 / 6.2, 4 12.2 / 10.6; float 1.3 / 1.2, 4.5 / 4.3, 6.4 / 6.2
 ///   getrf   double n=2 2.8 / 2.2, 3 5.4 / 6.4, 4 10.6 / 10.9; float 1.9 / 1.6, 4.5 / 4.7, 5.8 / 5.9
 ///   potrf   double n=2 2.5 / 1.6, 3 4.6 / 4.2, 4 7.0 / 5.9; float 1.05 / 0.85, 3.7 / 3.4, 4.0 / 3.8
@@ -64,7 +64,7 @@ constexpr int register_group_max_order(op o, bool is_double, bool avx512) {
 /// (host/simd/solve.hpp), instead of staging W factors into the compact layout; both are
 /// SIMD kernels, so this holds for `kernels::simd` too. From a development program (one
 /// thread, 128 KiB of factors, one right-hand side, ns per matrix, staged / direct; the table
-/// in docs/cpu-backend.md):
+/// in git show b70cdcc:docs/cpu-backend.md):
 ///   getrs no_trans double n=5 15 / 17, 6 20 / 26, 8 25 / 22, 12 62 / 49, 16 68 / 37,
 ///     24 175 / 120, 32 381 / 136; float n=8 16 / 17, 12 37 / 34, 16 44 / 33, 24 97 / 86,
 ///     32 196 / 128;
@@ -82,7 +82,7 @@ constexpr int register_group_max_order(op o, bool is_double, bool avx512) {
 /// double n = 32 (4 matrices x 4 packs, both sweeps and the transposed copy unrolled) did not
 /// finish compiling in 45 minutes; since d9ca697 the sanitized build groups one matrix from
 /// n = 9 (306 s). Against potrs' triangle-only staging (20ef195), both at -O3, 2 threads,
-/// GB/s, medians of 3 alternating runs (bench/results/cpu-f9903e3-epyc-dev-potrs-direct-ab.txt),
+/// GB/s, medians of 3 alternating runs (bench/results/epyc-vm/cpu-f9903e3-epyc-dev-potrs-direct-ab.txt),
 /// staged / direct:
 ///   n             21         24         26         28         30         32
 ///   0.5 MiB   33 / 28    36 / 36    36 / 31    35 / 31    41 / 31    30 / 35   (run A)
@@ -115,7 +115,7 @@ constexpr bool direct(op o, int n, bool trans = false) {
 /// matrix at a time, the next one prefetched, instead of interleaved groups (solve.hpp
 /// solve_range). Groups are G streams of factors at once; streaming, one stream read memory
 /// faster. EPYC VM, 2 threads, one right-hand side, GB/s, groups / one, two runs each
-/// (bench/results/cpu-e79f6ff-epyc-dev-solves-streaming.txt):
+/// (bench/results/epyc-vm/cpu-e79f6ff-epyc-dev-solves-streaming.txt):
 ///   256 MiB, double: getrs n=8 26 - 27 / 37, 12 20 / 31, 16 18 / 33 - 34, 24 18 / 35,
 ///     32 20 / 23; potrs 8 30 - 32 / 38 - 40, 12 24 / 32, 16 29 / 39 - 40, 24 18 - 20 / 35,
 ///     32 22 - 23 / 31 - 32;
@@ -168,12 +168,12 @@ inline std::size_t default_streaming_min_bytes() {
 /// In that regime gemm prefetches the operands of the matrix this many bytes of A ahead (every
 /// line of A and B, and of C where C is read), where gemm_prefetches() says so: without it the
 /// hardware prefetchers alone left the streaming gemm a quarter below the copy bandwidth on
-/// the Xeon VM (docs/performance.md, CPU).
+/// the Xeon VM (git show b70cdcc:docs/performance.md, CPU).
 inline constexpr std::size_t gemm_prefetch_ahead_bytes = 4096;
 /// Whether the streaming gemm prefetches in software: not on AMD's cores, where the hardware
 /// prefetchers alone stream faster and the software prefetches (a burst of a matrix's lines
 /// at a time) cost up to 2x. Development program, 2 threads, 256 MiB per operand, beta = 0, GB/s of A + B + C,
-/// with / without, two passes (bench/results/cpu-c42d1e0-dev-gemm-prefetch.txt, runs 3, x):
+/// with / without, two passes (bench/results/epyc-vm/cpu-c42d1e0-dev-gemm-prefetch.txt, runs 3, x):
 /// EPYC VM (Zen 4) double n = 2 33 - 38 / 39 - 43, 8 35 - 36 / 41 - 43, 12 22 / 27 - 32, 16 24 -
 /// 25 / 39 - 41, 24 21 - 22 / 26 - 27, 32 20 - 22 / 27 (OpenBLAS's loop 25 - 30); the GPU
 /// machine's Xeon n = 4 31 / 21 - 26, 8 31 / 25 - 28, 12 27 / 21, 16 - 32 even within the
@@ -195,7 +195,7 @@ inline std::atomic<bool>& gemm_prefetches() {
 /// pack) but C is a packed batch, gemm writes groups of matrices whose C spans a whole number
 /// of cache lines to an L1 buffer and streams the buffer (simd/gemm.hpp, grouped_streamable and
 /// gemm_range), for groups of at most this many bytes. Xeon VM, 2 threads, 256 MiB per operand, GB/s plain ->
-/// grouped, medians of 3 passes (bench/results/cpu-203013e-xeon-dev-gemm-grouped-nt.txt):
+/// grouped, medians of 3 passes (bench/results/xeon-vm/cpu-203013e-xeon-dev-gemm-grouped-nt.txt):
 /// double n = 3 24 -> 30, 6 29 -> 36, 7 29 -> 38, 12 25 -> 30, 20 18 -> 22, 10 30 -> 26 (loses);
 /// float 3 21 -> 29, 6 25 -> 31, 12 23 -> 30, 24 18 -> 20. Double n = 24 (4608-byte groups)
 /// lost (23 -> 22), hence the cap.
@@ -216,7 +216,7 @@ inline bool streams(std::size_t footprint) {
 /// with 2 threads (best - median; both machines) and more with more threads: more than the
 /// team saves on a batch of a few microseconds. Where one thread and the team were even, by
 /// operand bytes, KiB (geometric means over n = 2, 4, 8, 16, ordinary and compact, double and
-/// float; development program, 4 - 512 KiB per operand, bench/results/cpu-*-dev-small-calls.txt):
+/// float; development program, 4 - 512 KiB per operand, bench/results/gpu-host-xeon/cpu-0462913-dev-small-calls.txt):
 ///                       getrf potrf inverse getrs potrs gemm
 ///   Xeon, 2 threads       26    30     48     63    78   133  (a second run: 31 31 84 94 97 221)
 ///   Xeon, 8 threads       42    47     98    123   137   284
@@ -226,7 +226,7 @@ inline bool streams(std::size_t footprint) {
 /// rule's 28 - 56 KiB. gemm's crossings (and the inverse's) were measured with their inputs in
 /// the calling thread's cache, the others' with inputs just written by the team; bench_cpu,
 /// where the previous implementation's team leaves them spread, found the team 1.5x faster for
-/// gemm at 64 KiB per operand on 16 threads (bench/results/cpu-f27346a-xeon-small-*.csv) with
+/// gemm at 64 KiB per operand on 16 threads (bench/results/gpu-host-xeon/cpu-f27346a-xeon-small-*.csv) with
 /// a weight of 1/6: gemm weighs as the solves (a third), and the layout conversions (copies,
 /// not measured) with it. One rule for every operation on bytes alone was within 10% of the
 /// better of the two at every size on average, but missed by 2x on gemm (too early) and the
@@ -242,7 +242,7 @@ constexpr double parallel_weight(op o) {
   return 1;
 }
 /// A run-time value: parallel_min_bytes_set() = B makes it B for every team (0: the team always,
-/// as before the thirty-first session; -1: the rule).
+/// whatever the size; -1: the rule).
 inline std::atomic<long>& parallel_min_bytes_set() {
   static std::atomic<long> bytes{-1};  // -1: the rule above
   return bytes;

@@ -1,4 +1,4 @@
-// Building blocks of the fast CUDA kernels for n <= 32 (issue #4): one thread per matrix row
+// Building blocks of the fast CUDA kernels for n <= 32: one thread per matrix row
 // with the row in registers, a power-of-two segment of lanes per matrix (so warp shuffles
 // with a width reduce within one matrix), several matrices per thread block, and matrices
 // moved between global and shared memory by the whole block with coalesced accesses.
@@ -134,7 +134,7 @@ __device__ __forceinline__ T pivot_scale(T x, T d, T rcp) {
 /// stores, 172 of loads). Addresses formed from opaque(ld) are recomputed where they are
 /// used (a multiply-add each) and those spills go, but where no cap binds the kernel may
 /// take more registers instead (potrf float n = 16: 56 -> 77), so it is a tuned choice
-/// (launch_shape::opaque_ld; bench/results/gpu-h200-18b075f-dirty-ab-opaque-ld.txt). The
+/// (launch_shape::opaque_ld; bench/results/h200/gpu-h200-18b075f-dirty-ab-opaque-ld.txt). The
 /// solves' loads alike: without it nvcc hoists their n offsets out of the loop over matrices
 /// and holds them for the whole kernel (solve.cuh).
 __device__ __forceinline__ int opaque(int x) {

@@ -1,4 +1,4 @@
-// Fast gemm for M, N, K <= 32 (issue #4, after ../shared/seeds/004): op(A) and op(B) of
+// Fast gemm for M, N, K <= 32 (after ../shared/seeds/004): op(A) and op(B) of
 // several matrices per thread block staged in shared memory by coalesced block-wide copies
 // (16-byte loads on packed batches where tuning.hpp says so; transposed on the way where op
 // says so), one thread per row of C accumulating its N

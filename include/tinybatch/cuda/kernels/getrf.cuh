@@ -1,4 +1,4 @@
-// Fast getrf for n <= 32 (issue #4, after ../shared/seeds/002: LU of a million matrices):
+// Fast getrf for n <= 32 (after ../shared/seeds/002: LU of a million matrices):
 // one thread per row with the row in registers, the pivot found by warp reductions, lazy
 // swapping (a row stays in its thread; only its logical position changes and it is written
 // to its final place at the end), several matrices per thread block.
@@ -126,7 +126,7 @@ struct lu_row {
 /// (Computing every candidate's reciprocal during the pivot search, so that the winner
 /// broadcasts 1 / pivot with its row and the division leaves the step's dependent chain,
 /// measured slower in 39 of 40 (type, n, shape) pairs swept, both types:
-/// bench/results/gpu-h100-1b98ad3-dirty-sweep-variants.csv.)
+/// bench/results/h100/gpu-h100-1b98ad3-dirty-sweep-variants.csv.)
 template <int W, int N, bool EXTRA, pivot_method PM = default_pivot, bool RCP = true, class T>
 __device__ __forceinline__ void lu_step(lu_row<T, N>& s, T (&b)[N], int j, int r, bool lane_ok,
                                         T* buf, int off) {

@@ -1,4 +1,4 @@
-// Fast out-of-place inverse for n <= 32 (issue #4, after ../shared/seeds/002): one kernel
+// Fast out-of-place inverse for n <= 32 (after ../shared/seeds/002): one kernel
 // that reads A once and writes inv(A) once, by an in-place Gauss-Jordan elimination with
 // partial pivoting that keeps n values per thread: thread r holds row r of the working
 // matrix W (= A at the start), which becomes a row of inv(A). Nothing of [A | I] is carried.
@@ -63,7 +63,7 @@ __device__ __forceinline__ void gj_step(gj_row<T, N>& s, int j, int r, bool lane
   }
   if (piv == T(0) && s.info == 0) s.info = j + 1;
   // The reciprocal by rcp_rn / pivot_scale (common.cuh: no rcp.rn branches) in float, by the
-  // division in double: same-run A/B on the H100 (bench/results/gpu-h100-0ff2d37-ab-rcp*.txt),
+  // division in double: same-run A/B on the H100 (bench/results/h100/gpu-h100-0ff2d37-ab-rcp*.txt),
   // tuned shape, division -> rcp_rn: float n=16 .65 -> .70, 32 .48 -> .48; double n=16
   // .73 -> .71, 32 .47 -> .46.
   constexpr bool fast = sizeof(T) == 4;
@@ -89,7 +89,7 @@ __device__ __forceinline__ void gj_step(gj_row<T, N>& s, int j, int r, bool lane
 /// Each thread loads its row and stores its row of inv(A) directly (the lanes of a segment
 /// touch consecutive elements of one column at a time), with no tile and no block-wide
 /// barrier. (A variant staged through a shared-memory tile, as getrf is, measured slower at
-/// every n on the H100: bench/results/gpu-h100-0b57285-sweep.csv; removed.)
+/// every n on the H100: bench/results/h100/gpu-h100-0b57285-sweep.csv; removed.)
 template <class T, int N, int THREADS, int MINB, pivot_method PM = default_pivot, class AtA, class AtX>
 __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))
     inverse_kernel(AtA A, AtX X, index_t count, int* info) {

@@ -1,4 +1,4 @@
-// Fast potrf for n <= 32 (issue #4): one thread per row of the factor (L, or U^T for the
+// Fast potrf for n <= 32: one thread per row of the factor (L, or U^T for the
 // upper triangle, transposed on its way through shared memory), the row in registers,
 // right-looking: column j of the factor broadcast through shared memory at step j and
 // subtracted from the rows below at once, several matrices per thread block. Only the requested triangle is read or written. Column j is computed as LAPACK's
@@ -15,7 +15,7 @@ namespace tinybatch::cuda::fast_kernels {
 /// Each thread loads its row of the factor (row r of A's lower triangle, or column r of its
 /// upper one) and stores it back directly, with no tile and no block-wide barrier. (A
 /// variant staged through a block-wide shared-memory tile lost at every n in two sweeps on
-/// the H100, left- and right-looking: bench/results/gpu-h100-1b98ad3-dirty-sweep.csv,
+/// the H100, left- and right-looking: bench/results/h100/gpu-h100-1b98ad3-dirty-sweep.csv,
 /// gpu-h100-b415ef3-dirty-sweep-potrf.csv; it was removed.)
 ///
 /// OPAQUE (launch_shape::opaque_ld): the late re-reads and the final stores form their

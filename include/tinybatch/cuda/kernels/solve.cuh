@@ -1,11 +1,11 @@
-// Fast triangular solves for n <= 32 (issue #4): getrs (no_trans / trans, with getrf's row
+// Fast triangular solves for n <= 32: getrs (no_trans / trans, with getrf's row
 // interchanges) and potrs (lower / upper), NRHS <= 32 right-hand sides. One thread per row
 // of B holding that row's NRHS entries in registers, several matrices per thread block; each
 // thread loads the factor's elements its row uses straight from global memory, a column of
 // the factor through its segment's shared-memory transpose where tuning.hpp says so (odd
 // pitch: rows and columns conflict-free). (The factor staged through a block-wide tile, with
 // block barriers, lost at every size and type on the H100, 1.2 - 2.3x slower:
-// bench/results/gpu-h100-b415ef3-dirty-sweep-solves.csv; it was removed.) Each substitution
+// bench/results/h100/gpu-h100-b415ef3-dirty-sweep-solves.csv; it was removed.) Each substitution
 // step broadcasts the finished x_j of every right-hand side with one warp shuffle, and every
 // lower row (forward) or upper row (backward) subtracts its multiple at once.
 //
@@ -138,7 +138,7 @@ __device__ __forceinline__ void substitute(T (&b)[NRHS], F&& f, T d, int r) {
 /// OPAQUE (launch_shape::opaque_ld): the factor's leading dimension goes through opaque()
 /// (common.cuh) for each matrix, so that nvcc forms the n load offsets per matrix instead of
 /// hoisting them out of the loop over matrices: hoisted, they held 64 of potrs float n = 32's
-/// 122 registers (SASS, bench/results/gpu-sm90-2d8b5d1-sass-float32.txt).
+/// 122 registers (SASS, bench/results/sm90/gpu-sm90-2d8b5d1-sass-float32.txt).
 template <class T, int N, int NRHS, int THREADS, int MINB, solve_kind K, bool XPOSE, bool OPAQUE, class AtA,
           class AtB>
 __global__ void __launch_bounds__(THREADS, min_blocks_of(MINB))

@@ -28,11 +28,11 @@ enum class fast_op { getrf, inverse, potrf, gemm, getrs, potrs };
 ///     of shuffles;
 ///   fit: redux where a segment is a whole warp (W = 32), split at W = 16, butterfly below.
 /// Measured on the H100: redux with a mask of part of the warp ran at a third of the
-/// butterfly's speed (bench/results/gpu-h100-1b98ad3-dirty-sweep-redux-float.log: float getrf
+/// butterfly's speed (bench/results/h100/gpu-h100-1b98ad3-dirty-sweep-redux-float.log: float getrf
 /// n=2 .66 -> .21; inverse n=16 .55 -> .45); on whole warps it won (float getrf n=32 .31 ->
 /// .43, inverse n=32 .37 -> .48); a ballot shortcut (one lane holding the maximum wins at
 /// once) lost (getrf n=32 .39 -> .32). split against butterfly at W = 16, best one-row shape
-/// each (bench/results/gpu-h100-fc050c0-dirty-sweep-split16.csv and -split8.csv, 0.5 GiB):
+/// each (bench/results/h100/gpu-h100-fc050c0-dirty-sweep-split16.csv and -split8.csv, 0.5 GiB):
 /// getrf float n=16 .72 -> .87, 14 .65 -> .79 (two rows per thread before), double n=12
 /// .80 -> .90, 13 .77 -> .92; inverse float n=16 .56 -> .65, double n=16 .66 -> .72. At
 /// W = 8 split won only for float getrf n = 8 (.82 -> .86; tuned there) and lost or tied
@@ -43,7 +43,7 @@ enum class pivot_method { butterfly, redux, fit, split };
 struct launch_shape {
   int threads;         ///< thread-block size (a multiple of 32)
   int min_blocks = 0;  ///< __launch_bounds__ minimum blocks per SM (0: none): caps registers at
-                       ///< 64K / (threads * min_blocks), the occupancy limiter ncu found (issue #4)
+                       ///< 64K / (threads * min_blocks), the occupancy limiter ncu found
   bool per_matrix = false;  ///< gemm, inverse: one thread per matrix, the whole matrix in
                             ///< registers (else one thread per row, several matrices a block)
   bool packed = false;      ///< gemm: 16-byte loads into the tiles where a block's matrices are
@@ -76,7 +76,7 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
   // 65536 / (threads * min_blocks); ptxas -v (sm_90) reports no spills at these caps
   // except inverse double n=8 (36 bytes), 16 (20), 24 (40), 32 (228) and gemm double n=8 (16).
   //
-  // Measured with these values (bench/results/gpu-h100-2a90dd3.csv against e9a8e4d, memory
+  // Measured with these values (bench/results/h100/gpu-h100-2a90dd3.csv against e9a8e4d, memory
   // roofline fractions): the caps helped at n = 8..32 (getrf double n=16 .48 -> .62, n=32
   // .27 -> .43; gemm double n=8 .76 -> .85, n=16 .79 -> .87; potrf double n=8 .69 -> .82) and
   // hurt at n <= 5, where the kernels only stage data (gemm float n=3 .77 -> .56, potrf float
@@ -86,7 +86,7 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
   switch (op) {
     case fast_op::gemm:
       // packed (16-byte loads of A and B on packed batches) against the scalar loads, one
-      // development run each on the H100 (bench/results/gpu-h100-b415ef3-dirty-gemm-loads.log,
+      // development run each on the H100 (bench/results/h100/gpu-h100-b415ef3-dirty-gemm-loads.log,
       // square n, beta = 0, 1 GiB per operand), roofline fraction scalar -> packed:
       //   float  n=2 .72 -> .57, 3 .61 -> .59, 4 .84 -> .71, 5 .60 -> .58, 8 .77 -> .91,
       //          12 .58 -> .94, 16 .80 -> 1.02, 20 .59 -> .71;
@@ -96,13 +96,13 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // fewer load a vector.)
       // One thread per matrix (per_matrix: gemm_thread_kernel, no shared memory, 16-byte
       // loads and stores of whole matrices) against the staged kernel, sweep
-      // bench/results/gpu-h100-1a72aa9-dirty-sweep-gemm-small.csv (beta = 0), staged | thread:
+      // bench/results/h100/gpu-h100-1a72aa9-dirty-sweep-gemm-small.csv (beta = 0), staged | thread:
       //   float  n=2 .74|1.06, 3 .63|.59, 4 .87|1.06, 5 .62|.26, 8 .95|.73;
       //   double n=2 .86|1.04, 3 .93|.58, 4 .83|.73, 5 .70|.41, 8 1.02|.64.
       // Odd sizes have no 16-byte runs; from n = 5 the registers (3 n^2 values) cost more.
       // Register caps at n <= 8 (ncu, double n = 4 at 256 threads and no cap: 84 registers,
       // 25% occupancy, half the stall cycles waiting on global loads; sweep
-      // bench/results/gpu-h100-9378c41-dirty-sweep-gemm-caps.csv, 0.5 GiB), shape before ->
+      // bench/results/h100/gpu-h100-9378c41-dirty-sweep-gemm-caps.csv, 0.5 GiB), shape before ->
       // 128 threads capped at 64 registers (min_blocks 8): double n=3 .89 -> .93, 4 .79 ->
       // 1.04, 5 .69 -> .99, 6 .95 -> 1.04, 7 .93 -> 1.02 (8: .98 -> .72, spills; stays);
       // float n=3 .61 -> .71, 5 .61 -> .78, 6 .74 -> .89, 7 .69 -> .84, 8 .92 -> 1.00.
@@ -116,7 +116,7 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       }
     case fast_op::inverse:
       // Gauss-Jordan kernel (inverse.cuh), row by row (a tile lost at every n swept).
-      // Sweep bench/results/gpu-h100-0b57285-sweep.csv (bench/gpu/sweep_part.cu: 11 launch
+      // Sweep bench/results/h100/gpu-h100-0b57285-sweep.csv (bench/gpu/sweep_part.cu: 11 launch
       // shapes per type and n), roofline fraction of the shape chosen here, and of the
       // [A | I] kernel it replaced at its last tuned shape (before_augmented):
       //   double n=2 .907 (.404), 3 .756 (.291), 4 .942 (.337), 5 .606 (.325), 8 .909 (.393),
@@ -126,19 +126,19 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // The best shape swept was at most .01 above these (double n=2: 64 threads .916; float
       // n=2, 3: no cap .718, .530). Sizes in between take their neighbours' shapes (not swept).
       // Since then the pivot search of n >= 17 reduces whole warps by __reduce_max_sync
-      // (pivot_method::fit, getrf.cuh): at these shapes, sweep bench/results/gpu-h100-1b98ad3-dirty-sweep-variants.csv,
+      // (pivot_method::fit, getrf.cuh): at these shapes, sweep bench/results/h100/gpu-h100-1b98ad3-dirty-sweep-variants.csv,
       // butterfly -> fit: double n=20 .344 -> .448, 24 .370 -> .436, 32 .376 -> .469; float
       // n=20 .297 -> .390, 24 .332 -> .419, 32 .371 -> .476 (the same shapes stayed best).
       // Float n = 1, 2, 4: one thread per matrix (inverse_thread_kernel: reference::inverse's
       // own steps in registers, 16-byte loads and stores). Sweep
-      // bench/results/gpu-h100-9283ce6-sweep-inverse.csv, best row-per-thread shape | one
+      // bench/results/h100/gpu-h100-9283ce6-sweep-inverse.csv, best row-per-thread shape | one
       // thread per matrix (256 threads): float n=2 .72|1.00, 3 .53|.48, 4 .78|.96, 5 .39|.12;
       // double n=2 .91|.40, 3 .76|.21, 4 .95|.18, 5 .61|.12. (At n >= 5 float and n >= 4
       // double the kernel keeps the matrix in local memory: loops bounded by an outer index
       // stay loops. Unrolled by a template it still lost at n = 3 - 8 and won only at n = 2:
-      // bench/results/gpu-h100-bdb32a3-dirty-sweep-thread.csv, docs/performance.md.)
+      // bench/results/h100/gpu-h100-bdb32a3-dirty-sweep-thread.csv, git show b70cdcc:docs/performance.md.)
       // Two rows per thread (inverse_rows_kernel; sweep
-      // bench/results/gpu-h100-4cfecce-dirty-sweep-rows.csv, 0.5 GiB, every n <= 16), best
+      // bench/results/h100/gpu-h100-4cfecce-dirty-sweep-rows.csv, 0.5 GiB, every n <= 16), best
       // one-row shape -> best two-row shape: float n=5 .40 -> .59, 6 .47 -> .67, 7 .57 -> .69,
       // 8 .69 -> .74, 9 .33 -> .46, 10 .37 -> .51, 11 .41 -> .52, 12 .44 -> .51, 13 .44 -> .50,
       // 14 .48 -> .53, 15 .51 -> .54 (16 .57 -> .58, 20 - 32 lose: not taken); double n=5
@@ -169,9 +169,9 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       return {.threads = 256, .min_blocks = 3};
     case fast_op::getrf:
       // Row by row (no tile), pivot search pivot_method::fit (getrf.cuh). Sweep
-      // bench/results/gpu-h100-1b98ad3-dirty-sweep.csv (bench/gpu/sweep_part.cu, 0.5 GiB per operand), roofline
+      // bench/results/h100/gpu-h100-1b98ad3-dirty-sweep.csv (bench/gpu/sweep_part.cu, 0.5 GiB per operand), roofline
       // fraction of the shape chosen here | cublas<t>getrfBatched in the same run | the staged
-      // butterfly kernel of 045adb9 at its shape (bench/results/gpu-h100-1b98ad3-dirty-sweep-variants.csv):
+      // butterfly kernel of 045adb9 at its shape (bench/results/h100/gpu-h100-1b98ad3-dirty-sweep-variants.csv):
       //   double n=2 .980|.922|.795, 3 .918|.514|.561, 4 1.01|.617|.544, 5 .831|.374|.515,
       //          8 1.01|.486|.579, 12 .814|.304|.471, 16 .958|.349|.618, 20 .723|.265|.314,
       //          24 .760|.291|.334, 32 .762|.333|.424;
@@ -181,7 +181,7 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // The best shape swept was at most .01 above these. 64 registers (256 threads, 4
       // blocks) spills at double n=32 (.20 of the roofline).
       // Two rows per thread (getrf_rows_kernel; sweeps
-      // bench/results/gpu-h100-a2aeae0-dirty-sweep-getrf-rows.csv and
+      // bench/results/h100/gpu-h100-a2aeae0-dirty-sweep-getrf-rows.csv and
       // gpu-h100-4cfecce-dirty-sweep-rows.csv, 0.5 GiB, every n <= 16), best one-row shape ->
       // best two-row shape: float n=3 .70 -> .82, 5 .51 -> .72, 6 .61 -> .76, 9 .41 -> .60,
       // 10 .46 -> .65, 11 .50 -> .68, 12 .55 -> .72, 13 .57 -> .65, 14 .62 -> .67; it loses at
@@ -191,7 +191,7 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // the segment and the shared-memory reads per matrix. Three rows (every lane busy at
       // n = 6, 12, 24) lost everywhere.
       // The pivot's reciprocal by rcp_fast (common.cuh) against T(1) / piv, same-run A/B
-      // sweeps at every shape (bench/results/gpu-h100-0ff2d37-ab-rcp-{1,2}.txt,
+      // sweeps at every shape (bench/results/h100/gpu-h100-0ff2d37-ab-rcp-{1,2}.txt,
       // gpu-h100-7014fe9-ab-rcp-getrf-20-24.txt, 0.5 GiB), tuned shape, division -> rcp_fast:
       // float n=8 .87 -> .92, 16 .85 -> .92 - .93, 20 .58 -> .62, 24 .64 -> .68, 32 .76 -> .77 - .79; double
       // n=5 - 16 +.00 - .01, 32 .75 -> .77 - .78, but n=20 .71 -> .66 and 24 .75 -> .72 at
@@ -204,7 +204,7 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
         return {.threads = 128, .min_blocks = 5};               // <= 102
       }
       // Since the split pivot search (pivot_method above; sweeps
-      // bench/results/gpu-h100-fc050c0-dirty-sweep-split8.csv and -split16.csv, 0.5 GiB), one
+      // bench/results/h100/gpu-h100-fc050c0-dirty-sweep-split8.csv and -split16.csv, 0.5 GiB), one
       // row per thread beats two from n = 12 (float n=12 .68 -> .71, 13 .62 -> .73, 14 .65 ->
       // .79, 15 .66 -> .80, 16 .72 -> .87; 9 - 11 stay with two rows, .57 - .67), and split
       // itself wins at n = 8 (.82 -> .86). In double the shapes stayed best (n = 9 - 16 at
@@ -218,7 +218,7 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       return {.threads = 256, .min_blocks = 4};                // <= 64
     case fast_op::potrf:
       // Right-looking, row by row (each thread loads and stores its row of the factor
-      // directly). Sweep bench/results/gpu-h100-b415ef3-dirty-sweep-potrf.csv (lower triangle; the
+      // directly). Sweep bench/results/h100/gpu-h100-b415ef3-dirty-sweep-potrf.csv (lower triangle; the
       // fraction counts the whole n x n matrix read and written, as bench_gpu does, so it
       // exceeds 1 where only the triangle's sectors move), shape chosen here | the
       // left-looking kernel it replaced, at its shape, in the sweep of 1b98ad3 (another run):
@@ -231,11 +231,11 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // of A: strided loads) were not timed.
       //
       // opaque_ld (the final stores' addresses from an opaque ld, common.cuh): same-run A/B
-      // on an H200, bench/results/gpu-h200-18b075f-dirty-ab-opaque-ld.txt, best shape without
+      // on an H200, bench/results/h200/gpu-h200-18b075f-dirty-ab-opaque-ld.txt, best shape without
       // -> with it: double n=16 .92 -> .93, 20 .60 -> .61, 24 .63 -> .72, 32 .61 -> .72;
       // float n=16 .64 -> .64, 20 .40 -> .41, 24 .46 -> .52, 32 .47 -> .65 (ptxas: the
       // spills of double n=24 and float n=32 go; float n=16 takes 77 registers instead of 56).
-      // Then on an H100, one sweep (bench/results/gpu-h100-18b075f-dirty-opaque-ld-sweep-
+      // Then on an H100, one sweep (bench/results/h100/gpu-h100-18b075f-dirty-opaque-ld-sweep-
       // potrf.log), best shape without -> with: double n=20 .82 -> .85, 24 .85 -> 1.01,
       // 32 .83 -> .92; float n=20 .56 -> .57, 24 .64 -> .72, 32 .63 -> .88 (and at n <= 16
       // no shape with it beat the best without).
@@ -254,7 +254,7 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       return {.threads = 256, .min_blocks = 4, .opaque_ld = true};
     case fast_op::getrs:
       // Direct kernel (solve.cuh: the factor straight from global memory, no tile, no block
-      // barrier). Sweeps bench/results/gpu-h100-b415ef3-dirty-sweep-solves.csv (no_trans) and
+      // barrier). Sweeps bench/results/h100/gpu-h100-b415ef3-dirty-sweep-solves.csv (no_trans) and
       // -sweep-solves-gemm.csv (no_trans again, and trans), one right-hand side, 1 GiB of
       // factors; roofline fraction of the shape chosen here | the staged kernel at the shape
       // it had before (256 threads n <= 8, else 128, no cap), no_trans:
@@ -270,18 +270,18 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
       // The best shape swept was at most .02 above these for no_trans.
       // Since the substitutions scale by a multiply and a select (scale_at, solve.cuh), and
       // with the pipelined kernel for n = 17..24 and float 25..32 (sweep
-      // bench/results/gpu-h100-c483dc0-dirty-sweep-solves-select.csv, 1 GiB), no_trans,
+      // bench/results/h100/gpu-h100-c483dc0-dirty-sweep-solves-select.csv, 1 GiB), no_trans,
       // shape before -> shape here: double n=20 .75 -> .80, 24 .81 -> .84, 32 .85 (kept:
       // pipelined .81; trans would gain, .79 -> .85); float n=20 .59 -> .64, 24 .65 -> .68,
       // 32 .75 -> .79.
       //
       // opaque_ld (solve_kernel forms the factor's load offsets per matrix instead of keeping
       // them hoisted: potrs float n = 32 122 -> 56 registers, double 166 -> 104), one H100
-      // sweep (bench/results/gpu-h100-31f6e56-dirty-sweep-solves-opaque.csv), no_trans / trans,
+      // sweep (bench/results/h100/gpu-h100-31f6e56-dirty-sweep-solves-opaque.csv), no_trans / trans,
       // shape before -> shape here: double n=16 .98 / .98 -> .99 / .99, 32 .84 / .74 -> .94 /
       // .83; float n=16 .91 / .70 -> .97 / .80, 24 .68 / .69 -> .86 / .71, 32 .78 / .79 -> .95
       // / .82 (at float n = 24, 32 the transpose serves trans, no_trans reads directly).
-      // Float n = 17..20 (sweep at n = 20, bench/results/gpu-h100-90a8655-sweep-solves-opaque-20.csv):
+      // Float n = 17..20 (sweep at n = 20, bench/results/h100/gpu-h100-90a8655-sweep-solves-opaque-20.csv):
       // pipelined .64 / .66 -> .80 / .69 at 128 threads with opaque_ld, no transpose (with
       // it trans fell to .55); the double solves at n = 20 gained nothing.
       if (elem_bytes == 4 && n > 20) return {.threads = 128, .transpose = true, .opaque_ld = true};
@@ -349,7 +349,7 @@ constexpr launch_shape tuned(fast_op op, int elem_bytes, int n) {
 
 /// Smallest n at which the CUDA backend runs the fast getrs / potrs kernels (solve.cuh)
 /// instead of the generic one-thread-per-matrix kernel. Until the direct solve kernel the
-/// generic one won at small n (bench/results/gpu-h100-83ab075-solves.csv: getrs float n=2
+/// generic one won at small n (bench/results/h100/gpu-h100-83ab075-solves.csv: getrs float n=2
 /// .68|.84 fast|generic, 5 .35|.49; potrs float n=5 .41|.56); the direct kernel reaches
 /// getrs float n=2 .90, 5 .68, potrs float n=5 .60 in its sweep (above), and bench_gpu runs
 /// the generic kernel beside it (tinybatch_generic) to keep checking.
@@ -360,7 +360,7 @@ constexpr int solve_fast_min_n(fast_op op, int elem_bytes) {
 
 /// Smallest m, n and k at which the CUDA backend gives gemm on strided batches to cuBLAS
 /// (cublas<t>gemmStridedBatched) instead of the fast kernel (gemm.cuh). Measured on the H100
-/// (bench/results/gpu-h100-0b57285-sweep.csv, square n, beta = 0, 1 GiB per operand),
+/// (bench/results/h100/gpu-h100-0b57285-sweep.csv, square n, beta = 0, 1 GiB per operand),
 /// roofline fractions fast kernel | cuBLAS:
 ///   double n=16 1.01|.57, 17 .61|.47, 18 .64|.57, 19 .67|.56, 20 .71|.72, 21 .72|.66,
 ///          22 .68|.80, 23 .69|.76, 24 .72|.90, 28 .71|1.01, 32 .63|1.01;
@@ -371,7 +371,7 @@ constexpr int solve_fast_min_n(fast_op op, int elem_bytes) {
 /// same rule (below it they run the one-thread-per-matrix generic kernel).
 ///
 /// Since float gemm loads its tiles by 16-byte vectors (`packed` above) the fast kernel beats
-/// cuBLAS at every float n measured (bench/results/gpu-h100-b415ef3-dirty-sweep-solves-gemm.csv,
+/// cuBLAS at every float n measured (bench/results/h100/gpu-h100-b415ef3-dirty-sweep-solves-gemm.csv,
 /// fast | cuBLAS: n=16 1.02|.41, 20 .70|.53, 22 .76|.59, 24 .75|.66, 28 .81|.70, 32 .90|.81),
 /// so float never crosses over on fixed-size views (33); double still does at 22 (n=22
 /// .67|.79, 24 .72|.87, 32 .62|.99 in the same run). Run-time sizes (`fixed_size` false)

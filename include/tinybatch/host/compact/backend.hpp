@@ -67,7 +67,7 @@ void for_lanes(const Policy& policy, index_t count, Body&& body) {
 /// 256 MiB, GB/s without / with (development program, same run): n = 12 40 - 52 / 80 - 124,
 /// 16 44 - 65 / 72 - 100, 24 48 - 65 / 70 - 82, 32 53 - 67 / 66 - 76.
 ///
-/// trsm and gemm (and the solves until the twenty-seventh session) prefetch only where the
+/// trsm and gemm prefetch only where the
 /// call's groups together take up to `prefetch_solve_max_bytes` (the factorizations at any
 /// size): a solve does O(n^2) work on
 /// its group and sweeps it in address order, which the hardware prefetchers follow, and a
@@ -78,14 +78,14 @@ void for_lanes(const Policy& policy, index_t count, Body&& body) {
 ///
 /// getrs and potrs prefetch up to `prefetch_getrs_potrs_max_bytes` of lines per group, and
 /// potrs only its triangle's lines (`prefetch_triangle`), which made them faster in streaming
-/// at n = 12, 16 where the limit above left them to the hardware (twenty-seventh session,
-/// 256 MiB, 2 threads, ns per matrix, getrs / potrs double; the Xeon AVX-512, then the Zen 3 VM):
+/// at n = 12, 16 where the limit above left them to the hardware
+/// (256 MiB, 2 threads, ns per matrix, getrs / potrs double; the Xeon AVX-512, then the Zen 3 VM):
 /// n = 12 83 - 87 / 52 - 57 -> 61 - 68 / 41 - 43 and 93 - 96 / 64 - 70 -> 71 - 85 / 60 - 73;
 /// n = 16 134 - 138 / 85 - 91 -> 107 - 113 / 70 - 75 and 142 - 155 / 104 - 108 -> 131 - 149 /
 /// 97 - 113; the triangle alone at n = 8 potrs 25 - 26 -> 18 - 20 on the Xeon. Beyond the
 /// limit (getrs from n = 24, potrs from 24: 19 KiB of triangle) the Xeon still gained up to 1.1x
 /// but the VM, with 32 KiB of L1 to the Xeon's 48, lost up to 1.15x
-/// (`bench/results/cpu-6fbd9ef-dev-solve-prefetch.txt`).
+/// (`bench/results/gpu-host-xeon/cpu-6fbd9ef-dev-solve-prefetch.txt`).
 inline constexpr std::size_t prefetch_ahead_bytes = 4096;
 /// The streaming compact inverse writes X by non-temporal stores from an L1 buffer up to
 /// this many bytes of group (double n <= 11, float n <= 11 with AVX-512): above, the inverse
@@ -98,13 +98,13 @@ inline constexpr std::size_t prefetch_getrs_potrs_max_bytes = 18432;
 /// prefetches each column's upper part of the group's factor as its forward sweep passes the
 /// column (compact_getrs_on's touch), so that A arrives in address order instead of the
 /// backward sweep's, with the reciprocals of the diagonal formed in the same sweep. Zen 3 VMs,
-/// 256 MiB, 2 threads, ns per matrix. Twenty-ninth session (a VM of 15 GB/s copy), 8 rounds,
+/// 256 MiB, 2 threads, ns per matrix. A VM of 15 GB/s copy, 8 rounds,
 /// medians, before / reciprocals in the sweep, no touch / and the touch from 12: double n = 12
 /// 146 / 128 / 102, 16 247 / 242 / 217, 24 498 / 472 / 456, 32 775 / 849 / 799; float 12
 /// 75 / 68 / 58, 16 131 / 116 / 105, 24 and 32 even within this VM's noise
-/// (`bench/results/cpu-e03dd38-zen3-dev-getrs-fold.txt`). The twenty-eighth session's VM, the
+/// (`bench/results/zen3-vm/cpu-e03dd38-zen3-dev-getrs-fold.txt`). An earlier Zen 3 VM, the
 /// touch alone: double 32 431 - 446 -> 389 - 422, float 32 272 - 314 -> 221 - 243, a loss at
-/// 12 (67 - 84 -> 82 - 103) (`bench/results/cpu-a327b3b-zen3-dev-getrs-touch.txt`).
+/// 12 (67 - 84 -> 82 - 103) (`bench/results/zen3-vm/cpu-a327b3b-zen3-dev-getrs-touch.txt`).
 inline constexpr int getrs_touch_min_order = 12;
 
 /// Bytes of one group of M x N matrices of T.

@@ -6,7 +6,7 @@
 // in-place kernel, while every lane factors its own matrix with no shuffles: per matrix this
 // is 3 to 6 times faster than the scalar reference and than a one-matrix-at-a-time SIMD
 // kernel, whose pivot searches and reductions are chains of dependent shuffles (measured
-// numbers in docs/cpu-backend.md). The gather / scatter is O(n^2) against the kernels' O(n^3).
+// numbers in docs/design.md, CPU kernels). The gather / scatter is O(n^2) against the kernels' O(n^3).
 //
 // Pivots and info come out of the lane kernels exactly as the reference's (same order of
 // arithmetic); lanes past the end of the batch hold identities and write nothing.
@@ -46,7 +46,7 @@ using simd::matrix_starts;
 /// every address of a group folds to the group's base plus a constant. Through matrix_starts
 /// the staging of tiny matrices was mostly scalar bookkeeping: W pointers computed, compared
 /// (back_to_back) and prefetched one by one per operand and group (getrs, double, n = 2, one
-/// thread: 6.5 ns per matrix staged against 1.6 in the compact layout; docs/cpu-backend.md).
+/// thread: 6.5 ns per matrix staged against 1.6 in the compact layout; git show b70cdcc:docs/cpu-backend.md).
 template <class T, int M, int N>
 struct packed_starts {
   static constexpr bool packed = true;
@@ -519,7 +519,7 @@ bool inverse(const Policy& policy, const matrix_starts<T>& a0, const matrix_star
     }
     // invert_block written out: through it (always inline) the cache-resident ordinary
     // inverse measured 5% slower at double n = 2, 3, through a lambda 10 - 15%
-    // (bench/results/cpu-e2ffbf4-dev-inverse-cache.txt).
+    // (bench/results/xeon-vm/cpu-e2ffbf4-dev-inverse-cache.txt).
     return for_lane_blocks<T, N * N>(policy, count, [&](auto tag, auto w, index_t k0, index_t e, T* buf) {
       TINYBATCH_STAGED_LANES(tag, w);
       prefetch_ahead<W, N, N, false>(a, k0, e);

@@ -165,7 +165,7 @@ TINYBATCH_SIMD_INLINE void store(T* p, const pack<T, W>& v) {
 /// line that is not in cache reads it (write-allocate), so an output that is only written
 /// moves through memory twice; on the 2-core Xeon VM a kernel reading two arrays and writing
 /// a third ran at 0.60 - 0.66 of the memcpy roofline with plain stores and 0.80 - 0.85 with
-/// these (docs/performance.md, CPU). Inline assembly, not an intrinsic: this header uses none
+/// these (git show b70cdcc:docs/performance.md, CPU). Inline assembly, not an intrinsic: this header uses none
 /// (above). Stores issued so must be fenced (store_fence) before another thread reads them.
 template <int W, class T>
 TINYBATCH_SIMD_INLINE void stream(T* p, const pack<T, W>& v) {
@@ -290,7 +290,7 @@ TINYBATCH_SIMD_INLINE void unroll(F&& f) {
 // threads, 128 KiB of factors, us per call, generic build / -march=native / -march=native
 // -mprefer-vector-width=512) the direct getrs of double n = 8 took 6.5 - 6.9 / 15.2 - 16.0 /
 // 6.8 - 7.2, n = 32 4.0 - 4.2 / 9.1 - 9.6 / 4.0 - 4.2, and compact getrs n = 3 3.6 - 3.7 /
-// 5.8 - 5.9 / 3.8 - 4.0 (bench/results/cpu-bcedcea-xeon-dev-march-native.txt). Clang takes no
+// 5.8 - 5.9 / 3.8 - 4.0 (bench/results/gpu-host-xeon/cpu-bcedcea-xeon-dev-march-native.txt). Clang takes no
 // such target option (it sizes vectors by the types).
 #define TINYBATCH_AVX2_TARGET "avx2,fma,bmi,bmi2,popcnt,lzcnt"
 #if defined(__clang__)

@@ -229,7 +229,7 @@ TINYBATCH_SIMD_INLINE void prefetch_operands(const matrix_starts<T>& A, const ma
 /// a masked load and a store per 2-element column; this takes two loads, four permutes, two
 /// multiply-adds and one store per W / 4 matrices. Development program, 2 threads, ns per matrix
 /// cache-resident (128 KiB) and GB/s streaming (256 MiB), before / after / Eigen
-/// (bench/results/cpu-d0df0d1-dev-gemm-2x2.txt): EPYC VM float 0.91 - 1.54 / 0.30 - 0.47 / 0.60 -
+/// (bench/results/gpu-host-xeon/cpu-d0df0d1-dev-gemm-2x2.txt): EPYC VM float 0.91 - 1.54 / 0.30 - 0.47 / 0.60 -
 /// 0.85 ns, 12 - 22 / 39 - 55 / 24 - 45 GB/s; double 1.02 - 1.66 / 0.72 - 1.00 / 1.19 - 1.58 ns,
 /// 24 - 40 / 37 - 58 / 28 - 40 GB/s. On the GPU machine's Xeon a kernel like it took float 0.43 -
 /// 0.47 ns against the library's 1.27 - 1.37 and Eigen's 1.16 - 1.19, double 0.83 - 0.89 against
@@ -353,7 +353,7 @@ void gemm_range(isa s, bool tb, T alpha, matrix_starts<T> A, matrix_starts<T> B,
     if constexpr (sizeof(T) == 4 || M * N * K <= 24 * 24 * 24) {
       // Local copies of the arguments: read through the closure, they were reloaded for every
       // matrix (a store to C may alias alpha and beta). One thread, 128 KiB, ns per matrix,
-      // through the closure / copies / LIBXSMM in the same run (bench/results/
+      // through the closure / copies / LIBXSMM in the same run (bench/results/epyc-vm/
       // cpu-d6815bc-epyc-dev-gemm-ab.txt, run r5): double n = 2 3.3 / 1.8 / 2.8,
       // 4 7.0 / 4.1 / 6.4, 8 17.6 / 13.7 / 15.4, 16 92 / 74 / 74; float n = 8 16.2 / 12.6 /
       // 15.8, 16 56 / 48 / 46, 32 312 / 292 / 290. Not for double n = 32: 617 -> 669 (LIBXSMM
@@ -366,7 +366,7 @@ void gemm_range(isa s, bool tb, T alpha, matrix_starts<T> A, matrix_starts<T> B,
         // Packed op(B) = B (ldb == K, the common batch): its strides as compile-time
         // constants, so every broadcast of B is a displacement from one pointer, as in
         // LIBXSMM's JIT kernels. One thread, 128 KiB, ns per matrix, run-time / compile-time
-        // strides (LIBXSMM), Xeon VM, thirteenth session: double n = 2 2.1 / 1.8 (3.0), 5 11.2
+        // strides (LIBXSMM), Xeon VM: double n = 2 2.1 / 1.8 (3.0), 5 11.2
         // / 9.5 (12.4), 8 26 / 22.5 (23), 12 84 / 77 (68), 16 121 / 116 (110); float n = 8 20
         // / 16 (18), 12 46 / 40 (33), 16 79 / 60 (56). Not at n = 32 (even within 2%), where
         // it would only add compile time; not for op(B) = B^T (one more copy of the kernel).

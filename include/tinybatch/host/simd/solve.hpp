@@ -8,7 +8,7 @@
 //
 // Why not the staged compact kernels here: staging transposes W whole factors into lanes
 // for O(n^2) work, so a solve pays its data movement twice (getrs double, one thread, n = 32:
-// 380 - 530 ns per matrix staged, 136 direct; docs/cpu-backend.md has the comparison).
+// 380 - 530 ns per matrix staged, 136 direct; git show b70cdcc:docs/cpu-backend.md has the comparison).
 //
 // Transposed triangles (getrs trans, and the second triangle of potrs) are swept by columns of
 // a transposed copy formed in L1 by W x W register transposes. A diagonal entry divides as a
