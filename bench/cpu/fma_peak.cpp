@@ -1,4 +1,4 @@
-// The machine's double-precision arithmetic peak, for the compute ceilings in docs/performance.md:
+// The machine's double-precision arithmetic peak, for compute ceilings (bench/results/xeon-vm/cpu-203013e-xeon-fma-peak.txt):
 // GFLOP/s of independent fused multiply-adds (2 flops each), and of a multiply and a subtract
 // kept apart (what the factorizations of host/compact/ run where their products must round on
 // their own, kernels.inc `product`: 2 flops in 2 instructions), on the widest vectors the CPU

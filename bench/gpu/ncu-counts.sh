@@ -6,7 +6,7 @@
 # pivot search; until 2026-11-26 the sweep ran the butterfly variant first, and the n = 32
 # counts of bench/results/h100/gpu-h100-2d8b5d1-ncu-counts.txt are of that variant) and
 # prints warp instructions per matrix, registers, issue-active and DRAM figures: the
-# numbers behind docs/performance.md's issue-slot bound.
+# numbers behind the kernels' issue-slot bound (docs/design.md, CUDA kernels).
 set -uo pipefail
 ops=${1:-inverse,getrf}
 sizes=${2:-16,32}

@@ -6,7 +6,7 @@
 # (op, type, n) at its tuned shape with the SourceCounters and WarpStateStats sections, and
 # writes under $OUT: <op>-<t><n>.ncu-rep, the source page as CSV (<op>-<t><n>-sass.csv), and a
 # summary (stall samples by opcode and the instructions with the most samples). The numbers
-# behind docs/performance.md's "where the n = 32 kernels wait".
+# behind where the n = 32 kernels wait (docs/design.md, CUDA kernels).
 set -uo pipefail
 ops=${1:-getrf,inverse}
 sizes=${2:-32}
