@@ -1,6 +1,7 @@
 # Sourced by tests/run.sh and examples/run.sh: installs the Debian packages tinybatch builds
 # and tests with, where they are missing, and puts nvcc on PATH where the toolkit is.
-tb_packages=(meson ninja-build g++ pkg-config cmake libeigen3-dev libxsimd-dev catch2 liblapack-dev)
+tb_packages=(meson ninja-build g++ pkg-config cmake libeigen3-dev libxsimd-dev catch2 liblapack-dev
+             libopenblas-dev liblapacke-dev)
 tb_missing=()
 for p in "${tb_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || tb_missing+=("$p")

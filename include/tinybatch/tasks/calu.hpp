@@ -1,0 +1,193 @@
+// CALU on the CPU cores: the LU with tournament pivoting of a large m x n column-major
+// matrix (square, tall-skinny or wide), with LAPACK's ipiv and info. The panels are TSLU
+// (tslu.hpp); the trailing updates are CBLAS TRSM and GEMM; the schedule is a graph of
+// OpenMP tasks whose `depend` clauses name block columns, so the order is the data's:
+//
+//   panel K        inout(col K)
+//   update (K, J)  in(col K) inout(col J)     J > K: swaps, TRSM on U(K, J), GEMM below
+//
+// and the tasks are created in look-ahead order (the seed paper's): update (K, K + 1), then
+// panel K + 1, then updates (K, K + 2 ...), so the next panel is on the critical path's
+// front while the rest of step K is still being updated.
+//
+// The hybrid CPU + GPU schedule is calu_cuda.cuh (nvcc only). Docs: docs/calu.md.
+//
+//   int info = tinybatch::calu::getrf(m, n, A, lda, ipiv);        // A = P L U
+//   tinybatch::calu::getrs('N', n, nrhs, A, lda, ipiv, B, ldb);   // solves with it
+//   info = tinybatch::calu::gesv(n, nrhs, A, lda, ipiv, B, ldb);  // both
+#pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "../core/error.hpp"
+#include "lapack.hpp"
+#include "tslu.hpp"
+
+namespace tinybatch::calu {
+
+/// The factorization's parameters; 0 means "choose" (default_block, omp_get_max_threads).
+struct options {
+  int b = 0;           ///< panel width (block column width)
+  int row_blocks = 0;  ///< P_r: row blocks of TSLU's tournament (0: the thread count)
+  int threads = 0;     ///< OpenMP threads of the task graph (0: omp_get_max_threads())
+  bool lookahead = true;  ///< create update (K, K+1) and panel K+1 before the rest of step K
+  int d = 0;           ///< hybrid only: block columns on the CPU (0: the model's d)
+};
+
+/// The default panel width: wide enough that the updates are BLAS-3 bound, narrow enough
+/// that small matrices still have several panels.
+inline int default_block(int m, int n) {
+  const int mn = std::min(m, n);
+  if (mn <= 256) return 32;
+  if (mn <= 2048) return 64;
+  return 128;
+}
+
+namespace detail {
+
+inline void check_getrf(const char* routine, int m, int n, const void* a, int lda, const int* ipiv,
+                        const options& o) {
+  using tinybatch::detail::require;
+  require(m >= 0, routine, [&] { return "m = " + std::to_string(m) + " < 0"; });
+  require(n >= 0, routine, [&] { return "n = " + std::to_string(n) + " < 0"; });
+  require(lda >= std::max(1, m), routine,
+          [&] { return "lda = " + std::to_string(lda) + " < max(1, m = " + std::to_string(m) + ")"; });
+  require(a || m == 0 || n == 0, routine, "A is null");
+  require(ipiv || std::min(m, n) == 0, routine, "ipiv is null");
+  require(o.b >= 0 && o.row_blocks >= 0 && o.threads >= 0 && o.d >= 0, routine,
+          "options: b, row_blocks, threads and d must be >= 0");
+}
+
+/// Panel K's interchanges on the columns [c0, c0 + w), U(K, J) = L(K, K)^-1 A(K, J), and the
+/// GEMM below it in row chunks (child tasks: a tall-skinny matrix has few block columns,
+/// so the rows are where the parallelism is).
+template <class T>
+void update_block_column(int m, T* a, int lda, const int* ipiv, int k0, int jb, int c0, int w,
+                         int threads) {
+  using L = lapack<T>;
+  T* col = a + std::size_t(c0) * lda;
+  L::laswp(w, col, lda, k0 + 1, k0 + jb, ipiv);
+  const T* l11 = a + k0 + std::size_t(k0) * lda;
+  L::trsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, jb, w, T(1), l11, lda, col + k0, lda);
+  const int rows = m - k0 - jb;
+  if (rows <= 0) return;
+  const int chunks = std::max(1, std::min(threads, rows / 1024));
+  for (int c = 0; c < chunks; ++c) {
+#pragma omp task default(none) shared(a, lda, col, l11) firstprivate(c, chunks, rows, k0, jb, w) if (chunks > 1)
+    {
+      const int r0 = int((long long)rows * c / chunks), r1 = int((long long)rows * (c + 1) / chunks);
+      L::gemm(CblasNoTrans, CblasNoTrans, r1 - r0, w, jb, T(-1), l11 + jb + r0, lda, col + k0, lda, T(1),
+              col + k0 + jb + r0, lda);
+    }
+  }
+#pragma omp taskwait
+}
+
+/// Panel K in place: TSLU of rows k0.., ipiv made global (1-based); in a wide matrix's last
+/// block column the columns right of the panel get its interchanges and TRSM here.
+template <class T>
+int factor_panel(int m, int n, T* a, int lda, int* ipiv, int k0, int jb, int b, int row_blocks) {
+  using L = lapack<T>;
+  T* p = a + k0 + std::size_t(k0) * lda;
+  const int pinfo = tslu(m - k0, jb, p, lda, ipiv + k0, row_blocks);
+  for (int i = 0; i < jb; ++i) ipiv[k0 + i] += k0;
+  const int rest = std::min(b, n - k0) - jb;
+  if (rest > 0) {
+    T* c = a + std::size_t(k0 + jb) * lda;
+    L::laswp(rest, c, lda, k0 + 1, k0 + jb, ipiv);
+    L::trsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, jb, rest, T(1), p, lda, c + k0, lda);
+  }
+  return pinfo ? k0 + pinfo : 0;
+}
+
+}  // namespace detail
+
+/// LU with tournament pivoting: A = P L U, L unit lower (m x min(m, n)), U upper. ipiv
+/// (min(m, n) entries) as LAPACK's getrf: row i was interchanged with row ipiv[i] (1-based).
+/// Returns info as getrf: 0, or i > 0 when U(i, i) is exactly zero (the first such), the
+/// factorization completed all the same. Throws tinybatch::invalid_argument on bad arguments.
+template <class T>
+int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "calu::getrf: float or double");
+  detail::check_getrf("calu::getrf", m, n, a, lda, ipiv, opt);
+  const int mn = std::min(m, n);
+  if (mn == 0) return 0;
+  const int b = std::min(opt.b ? opt.b : default_block(m, n), mn);
+  const int threads = opt.threads ? opt.threads : omp_get_max_threads();
+  const int row_blocks = opt.row_blocks ? opt.row_blocks : threads;
+  const int nb = (n + b - 1) / b;    // block columns
+  const int np = (mn + b - 1) / b;   // panels
+  std::vector<char> deps(nb);        // one dependence object per block column
+  char* col = deps.data();
+  int info = 0;
+  detail::blas_single_threaded one_thread_blas;
+
+  auto panel = [&](int K) {
+#pragma omp task default(none) shared(info, a, ipiv) firstprivate(K, m, n, lda, mn, b, row_blocks) depend(inout : col[K])
+    {
+      const int k0 = K * b, jb = std::min(b, mn - k0);
+      const int pinfo = detail::factor_panel(m, n, a, lda, ipiv, k0, jb, b, row_blocks);
+      // Panels run one after the other (panel K + 1 waits on update (K, K + 1)).
+      if (pinfo && !info) info = pinfo;
+    }
+  };
+  auto update = [&](int K, int J) {
+#pragma omp task default(none) shared(a, ipiv) firstprivate(K, J, m, n, lda, mn, b, threads) depend(in : col[K]) depend(inout : col[J])
+    {
+      const int k0 = K * b, jb = std::min(b, mn - k0), c0 = J * b;
+      detail::update_block_column(m, a, lda, ipiv, k0, jb, c0, std::min(b, n - c0), threads);
+    }
+  };
+
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+  {
+    panel(0);
+    for (int K = 0; K < np; ++K) {
+      int first = K + 1;
+      if (opt.lookahead && K + 1 < nb) {
+        update(K, K + 1);
+        if (K + 1 < np) panel(K + 1);
+        first = K + 2;
+      }
+      for (int J = first; J < nb; ++J) update(K, J);
+      if (!opt.lookahead && K + 1 < np) panel(K + 1);
+    }
+#pragma omp taskwait
+    // The later panels' interchanges on the columns left of them (L's columns), as getrf.
+    for (int J = 0; J + 1 < np; ++J) {
+#pragma omp task default(none) shared(a, ipiv) firstprivate(J, lda, mn, b)
+      detail::lapack<T>::laswp(b, a + std::size_t(J) * b * lda, lda, (J + 1) * b + 1, mn, ipiv);
+    }
+  }
+  return info;
+}
+
+/// Solves op(A) X = B with getrf's result (A n x n); trans 'N', 'T' or 'C'.
+template <class T>
+void getrs(char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb) {
+  using tinybatch::detail::require;
+  require(trans == 'N' || trans == 'T' || trans == 'C', "calu::getrs", "trans must be 'N', 'T' or 'C'");
+  require(n >= 0 && nrhs >= 0, "calu::getrs", "n and nrhs must be >= 0");
+  require(lda >= std::max(1, n) && ldb >= std::max(1, n), "calu::getrs", "lda and ldb must be >= max(1, n)");
+  require((a && ipiv && b) || n == 0 || nrhs == 0, "calu::getrs", "A, ipiv or B is null");
+  if (n == 0 || nrhs == 0) return;
+  detail::lapack<T>::getrs(trans, n, nrhs, a, lda, ipiv, b, ldb);
+}
+
+/// getrf, then getrs when info == 0 (B untouched otherwise, as LAPACK's gesv). Returns info.
+template <class T>
+int gesv(int n, int nrhs, T* a, int lda, int* ipiv, T* b, int ldb, const options& opt = {}) {
+  using tinybatch::detail::require;
+  require(nrhs >= 0 && ldb >= std::max(1, n) && (b || n == 0 || nrhs == 0), "calu::gesv",
+          "nrhs must be >= 0, ldb >= max(1, n), B not null");
+  const int info = getrf(n, n, a, lda, ipiv, opt);
+  if (info == 0) getrs('N', n, nrhs, a, lda, ipiv, b, ldb);
+  return info;
+}
+
+}  // namespace tinybatch::calu

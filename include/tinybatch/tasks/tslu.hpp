@@ -1,0 +1,162 @@
+// TSLU: the LU of one tall panel with tournament pivoting (CALU's panel). The panel's rows
+// are split into row blocks; each block's partial-pivoting LU (on a copy) nominates b
+// candidate rows; a binary tree of LUs on the stacked candidates of two nodes keeps b of
+// them, level by level, until the root holds the b pivot rows. Those rows are then brought
+// to the top by LAPACK row interchanges and the panel is factored without pivoting: the
+// b x b block by a recursive unpivoted LU, the rows below by one triangular solve.
+//
+// Why: partial pivoting searches every column of the panel over all its rows, one column
+// after the other (b reductions over the whole height); the tournament searches each row
+// block independently and meets only log2(P_r) times, so the panel's rows are read in
+// parallel by P_r cores and the panel costs a few BLAS-3 calls per core.
+//
+// Runs inside an OpenMP parallel region (the leaves and the tree levels are tasks, waited
+// for with taskwait), or outside one, where the tasks run at once on the calling thread.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "lapack.hpp"
+
+namespace tinybatch::calu::detail {
+
+/// Unpivoted LU of the n x n block a (recursive: halves until 16 columns, so the work is in
+/// TRSM and GEMM). Returns the first zero pivot (1-based), 0 if none; a zero pivot's column
+/// is left unscaled, as LAPACK's getf2 does.
+template <class T>
+int getrf_nopiv(int n, T* a, int lda) {
+  using L = lapack<T>;
+  if (n <= 16) {
+    int info = 0;
+    for (int j = 0; j < n; ++j) {
+      const T p = a[j + std::size_t(j) * lda];
+      if (p == T(0)) {
+        if (!info) info = j + 1;
+      } else {
+        const T r = T(1) / p;
+        for (int i = j + 1; i < n; ++i) a[i + std::size_t(j) * lda] *= r;
+      }
+      for (int k = j + 1; k < n; ++k) {
+        const T u = a[j + std::size_t(k) * lda];
+        if (u == T(0)) continue;
+        T* c = a + std::size_t(k) * lda;
+        const T* l = a + std::size_t(j) * lda;
+        for (int i = j + 1; i < n; ++i) c[i] -= l[i] * u;
+      }
+    }
+    return info;
+  }
+  const int n1 = n / 2, n2 = n - n1;
+  T* a12 = a + std::size_t(n1) * lda;
+  T* a21 = a + n1;
+  T* a22 = a12 + n1;
+  int info = getrf_nopiv(n1, a, lda);
+  L::trsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n1, n2, T(1), a, lda, a12, lda);
+  L::trsm(CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, n2, n1, T(1), a, lda, a21, lda);
+  L::gemm(CblasNoTrans, CblasNoTrans, n2, n2, n1, T(-1), a21, lda, a12, lda, T(1), a22, lda);
+  const int info2 = getrf_nopiv(n2, a22, lda);
+  if (!info && info2) info = n1 + info2;
+  return info;
+}
+
+/// The candidates of one tournament node: panel rows (0-based), best first.
+struct candidates {
+  std::vector<int> rows;
+  int info = 0;  // the node's LU met a zero pivot (its rows are rank deficient)
+};
+
+/// Partial-pivoting LU of the panel's `rows` (gathered into a copy), the first min(count, jb)
+/// rows in the order the LU chose them.
+template <class T>
+candidates tournament_node(const T* a, int lda, int jb, std::vector<int> rows) {
+  const int c = int(rows.size());
+  std::vector<T> w(std::size_t(c) * jb);
+  for (int j = 0; j < jb; ++j)
+    for (int i = 0; i < c; ++i) w[i + std::size_t(j) * c] = a[rows[i] + std::size_t(j) * lda];
+  const int k = std::min(c, jb);
+  std::vector<int> piv(std::max(k, 1));
+  candidates out;
+  out.info = lapack<T>::getrf(c, jb, w.data(), std::max(c, 1), piv.data());
+  for (int i = 0; i < k; ++i) std::swap(rows[i], rows[piv[i] - 1]);
+  rows.resize(k);
+  out.rows = std::move(rows);
+  return out;
+}
+
+/// The tournament's row interchanges and the panel's LU, in place: a is mp x jb (mp >= jb),
+/// ipiv gets jb LAPACK interchanges (1-based, relative to the panel's first row). Returns
+/// the first zero pivot (1-based, relative), 0 if none. row_blocks is P_r: at most that many
+/// leaves, each of at least jb rows.
+template <class T>
+int tslu(int mp, int jb, T* a, int lda, int* ipiv, int row_blocks) {
+  using L = lapack<T>;
+  if (jb <= 0) return 0;
+  const int leaves = std::max(1, std::min(row_blocks, mp / jb));
+  // One leaf is partial pivoting itself.
+  if (leaves == 1) return L::getrf(mp, jb, a, lda, ipiv);
+
+  std::vector<candidates> node(leaves);
+  for (int i = 0; i < leaves; ++i) {
+#pragma omp task default(none) shared(node, a, lda, jb, mp, leaves) firstprivate(i)
+    {
+      const int r0 = int((long long)mp * i / leaves), r1 = int((long long)mp * (i + 1) / leaves);
+      std::vector<int> rows(r1 - r0);
+      std::iota(rows.begin(), rows.end(), r0);
+      node[i] = tournament_node(a, lda, jb, std::move(rows));
+    }
+  }
+#pragma omp taskwait
+  // The binary reduction tree, one level at a time: node i meets node i + step.
+  for (int step = 1; step < leaves; step *= 2) {
+    for (int i = 0; i + step < leaves; i += 2 * step) {
+#pragma omp task default(none) shared(node, a, lda, jb) firstprivate(i, step)
+      {
+        std::vector<int> rows = std::move(node[i].rows);
+        rows.insert(rows.end(), node[i + step].rows.begin(), node[i + step].rows.end());
+        node[i] = tournament_node(a, lda, jb, std::move(rows));
+      }
+    }
+#pragma omp taskwait
+  }
+  // A zero pivot at the root: the panel is rank deficient within the candidates, and the
+  // unpivoted LU would divide by zero below them. Partial pivoting there instead, which
+  // leaves the multipliers finite and gives getrf's info.
+  if (node[0].info) return L::getrf(mp, jb, a, lda, ipiv);
+
+  // The chosen rows as interchanges: row i swaps with wherever chosen row i is by then.
+  const std::vector<int>& sel = node[0].rows;
+  std::vector<int> where(mp), at(mp);
+  std::iota(where.begin(), where.end(), 0);
+  std::iota(at.begin(), at.end(), 0);
+  for (int i = 0; i < jb; ++i) {
+    const int p = where[sel[i]];
+    ipiv[i] = p + 1;
+    const int ri = at[i];
+    at[p] = ri;
+    where[ri] = p;
+    at[i] = sel[i];
+    where[sel[i]] = i;
+  }
+  L::laswp(jb, a, lda, 1, jb, ipiv);
+  const int info = getrf_nopiv(jb, a, lda);
+  // L21 = A21 U11^-1, one task per row block.
+  const int below = mp - jb;
+  const int chunks = std::max(1, std::min(leaves, below / std::max(jb, 64)));
+  for (int c = 0; c < chunks; ++c) {
+#pragma omp task default(none) shared(a, lda, jb, below, chunks) firstprivate(c)
+    {
+      const int r0 = int((long long)below * c / chunks), r1 = int((long long)below * (c + 1) / chunks);
+      if (r1 > r0)
+        L::trsm(CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, r1 - r0, jb, T(1), a, lda,
+                a + jb + r0, lda);
+    }
+  }
+#pragma omp taskwait
+  return info;
+}
+
+}  // namespace tinybatch::calu::detail

@@ -1,0 +1,482 @@
+// calu::getrf (CPU task graph, tournament pivoting): backward error ||P A - L U||_1 /
+// (max(m, n) ||A||_1 eps) < 30 (LAPACK's dget01 ratio), pivots valid LAPACK interchanges,
+// info as getrf's on singular matrices, growth factor max|U| / max|A| against partial
+// pivoting's (LAPACKE getrf) on random, pivot-needing, ill-conditioned and adversarial
+// matrices (Wilkinson's GEPP growth matrix, Foster's and Wright's), tall-skinny and wide
+// shapes, sizes not multiples of b; getrs and gesv residuals. Outputs are poisoned: ipiv
+// prefilled with junk, padding rows (lda > m) filled with a NaN payload checked bit for bit.
+// Small sizes: the whole program runs in seconds on two cores.
+#include <catch2/catch.hpp>
+
+#include <tinybatch/tasks/calu.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "random_poison.hpp"
+
+namespace {
+
+namespace calu = tinybatch::calu;
+using tinybatch_tests::is_poison;
+using tinybatch_tests::poison;
+using tinybatch_tests::rng;
+using tinybatch_tests::seed;
+
+/// A column-major m x n matrix with leading dimension ld (>= m), padding rows poisoned.
+template <class T>
+struct matrix {
+  int m = 0, n = 0, ld = 1;
+  std::vector<T> v;
+  matrix(int m_, int n_, int pad = 0) : m(m_), n(n_), ld(std::max(1, m_ + pad)), v(std::size_t(ld) * n_, poison<T>()) {
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) (*this)(i, j) = T(0);
+  }
+  T& operator()(int i, int j) { return v[i + std::size_t(j) * ld]; }
+  T operator()(int i, int j) const { return v[i + std::size_t(j) * ld]; }
+  T* data() { return v.data(); }
+  bool padding_intact() const {
+    for (int j = 0; j < n; ++j)
+      for (int i = m; i < ld; ++i)
+        if (!is_poison(v[i + std::size_t(j) * ld])) return false;
+    return true;
+  }
+};
+
+template <class T>
+double eps() {
+  return std::numeric_limits<T>::epsilon();
+}
+
+template <class T>
+matrix<T> random_matrix(int m, int n, int pad = 0) {
+  matrix<T> a(m, n, pad);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) a(i, j) = tinybatch_tests::uniform<T>();
+  return a;
+}
+
+template <class T>
+double norm1(const matrix<T>& a) {
+  double best = 0;
+  for (int j = 0; j < a.n; ++j) {
+    double s = 0;
+    for (int i = 0; i < a.m; ++i) s += std::fabs(double(a(i, j)));
+    best = std::max(best, s);
+  }
+  return best;
+}
+
+template <class T>
+double max_abs(const matrix<T>& a, bool upper_only = false) {
+  double best = 0;
+  for (int j = 0; j < a.n; ++j)
+    for (int i = 0; i < (upper_only ? std::min(a.m, j + 1) : a.m); ++i) best = std::max(best, std::fabs(double(a(i, j))));
+  return best;
+}
+
+/// Every ipiv[i] a valid 1-based interchange: i + 1 <= ipiv[i] <= m.
+bool pivots_valid(const std::vector<int>& ipiv, int m) {
+  for (int i = 0; i < int(ipiv.size()); ++i)
+    if (ipiv[i] < i + 1 || ipiv[i] > m) return false;
+  return true;
+}
+
+/// ||P A - L U||_1 / (max(m, n) ||A||_1 eps), in double whatever T.
+template <class T>
+double lu_ratio(const matrix<T>& a0, const matrix<T>& lu, const std::vector<int>& ipiv) {
+  const int m = a0.m, n = a0.n, mn = std::min(m, n);
+  std::vector<double> pa(std::size_t(m) * n), l(std::size_t(m) * mn, 0.0), u(std::size_t(mn) * n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) pa[i + std::size_t(j) * m] = double(a0(i, j));
+  LAPACKE_dlaswp_work(LAPACK_COL_MAJOR, n, pa.data(), m, 1, mn, ipiv.data(), 1);
+  for (int j = 0; j < mn; ++j) {
+    l[j + std::size_t(j) * m] = 1;
+    for (int i = j + 1; i < m; ++i) l[i + std::size_t(j) * m] = double(lu(i, j));
+  }
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i <= std::min(j, mn - 1); ++i) u[i + std::size_t(j) * mn] = double(lu(i, j));
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, mn, -1.0, l.data(), m, u.data(), mn, 1.0,
+              pa.data(), m);
+  double r = 0;
+  for (int j = 0; j < n; ++j) {
+    double s = 0;
+    for (int i = 0; i < m; ++i) s += std::fabs(pa[i + std::size_t(j) * m]);
+    if (!(s <= r)) r = s;  // NaN sticks (std::max would drop it)
+  }
+  const double an = norm1(a0);
+  return an == 0 ? r : r / (std::max(m, n) * an * eps<T>());
+}
+
+/// Partial pivoting's result (LAPACKE getrf) for the growth comparison and info.
+template <class T>
+struct gepp {
+  matrix<T> lu;
+  std::vector<int> ipiv;
+  int info;
+  explicit gepp(const matrix<T>& a) : lu(a), ipiv(std::max(1, std::min(a.m, a.n))) {
+    info = calu::detail::lapack<T>::getrf(a.m, a.n, lu.data(), lu.ld, ipiv.data());
+  }
+};
+
+struct result {
+  double ratio, growth, gepp_growth, gepp_ratio;
+  int info, gepp_info;
+  bool pivots_ok, padding_ok, finite;
+  std::vector<int> ipiv;
+};
+
+/// Factors a copy of a with CALU (ipiv poisoned with junk) and partial pivoting; measures.
+template <class T>
+result factor(const matrix<T>& a, calu::options o) {
+  matrix<T> lu = a;
+  const int mn = std::min(a.m, a.n);
+  std::vector<int> ipiv(std::size_t(mn) + 1, -7777);
+  result r{};
+  r.info = calu::getrf(a.m, a.n, lu.data(), lu.ld, ipiv.data(), o);
+  const bool tail_ok = ipiv.back() == -7777;  // nothing past min(m, n) entries written
+  ipiv.pop_back();
+  r.pivots_ok = tail_ok && pivots_valid(ipiv, a.m);
+  r.padding_ok = lu.padding_intact();
+  r.finite = true;
+  for (int j = 0; j < a.n; ++j)
+    for (int i = 0; i < a.m; ++i) r.finite = r.finite && std::isfinite(lu(i, j));
+  r.ratio = r.pivots_ok ? lu_ratio(a, lu, ipiv) : 1e300;
+  const double amax = max_abs(a);
+  r.growth = max_abs(lu, true) / amax;
+  gepp<T> g(a);
+  r.gepp_growth = max_abs(g.lu, true) / amax;
+  r.gepp_info = g.info;
+  r.gepp_ratio = lu_ratio(a, g.lu, g.ipiv);
+  r.ipiv = std::move(ipiv);
+  return r;
+}
+
+calu::options opts(int b, int row_blocks, int threads = 2, bool lookahead = true) {
+  calu::options o;
+  o.b = b, o.row_blocks = row_blocks, o.threads = threads, o.lookahead = lookahead;
+  return o;
+}
+
+// Per matrix the growth may be up to 4x partial pivoting's (one small matrix varies more
+// than the mean, which the mean-growth test holds to 2x). bound: the backward error ratio allowed (30, or partial pivoting's own where its growth
+// makes that larger).
+#define CHECK_FACTOR_BOUND(res, growth_factor, bound)                                          \
+  do {                                                                                         \
+    const result& r_ = (res);                                                                  \
+    INFO("ratio " << r_.ratio << " vs GEPP " << r_.gepp_ratio << ", growth " << r_.growth        \
+                  << " vs GEPP " << r_.gepp_growth << ", info " << r_.info << " vs GEPP "        \
+                  << r_.gepp_info);                                                            \
+    CHECK(r_.pivots_ok);                                                                       \
+    CHECK(r_.padding_ok);                                                                      \
+    CHECK(r_.finite);                                                                          \
+    CHECK(r_.ratio < (bound));                                                                 \
+    CHECK(r_.growth <= (growth_factor) * r_.gepp_growth);                                     \
+  } while (0)
+#define CHECK_FACTOR(r, growth_factor) CHECK_FACTOR_BOUND(r, growth_factor, 30.0)
+
+// ---- structured matrices -----------------------------------------------------------------
+
+/// Wilkinson's GEPP growth matrix: 1 on the diagonal and in the last column, -1 below the
+/// diagonal; partial pivoting's growth is 2^(n-1).
+template <class T>
+matrix<T> wilkinson(int n) {
+  matrix<T> a(n, n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) a(i, j) = i == j || j == n - 1 ? T(1) : i > j ? T(-1) : T(0);
+  return a;
+}
+
+/// Foster's matrix (a Newton-Cotes discretisation of a Volterra integral equation), k h = 2/3,
+/// c = 1: partial pivoting's growth is exponential in n.
+template <class T>
+matrix<T> foster(int n, double kh = 2.0 / 3.0, double c = 1.0) {
+  matrix<T> a(n, n);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < i; ++j) a(i, j) = T(j == 0 ? -kh / 2 : -kh);
+    a(i, i) = T(i == 0 ? 1.0 : 1.0 - kh / 2);
+    a(i, n - 1) += T(-1.0 / c);
+  }
+  a(0, 0) = T(1);
+  return a;
+}
+
+/// Wright's matrix (multiple shooting for a two-point boundary value problem): identity
+/// blocks on the diagonal and in the top right corner, -exp(M h) below the diagonal, with
+/// M = [-1/6 1; 1 -1/6]; partial pivoting's growth is exponential in n.
+template <class T>
+matrix<T> wright(int blocks, double h = 0.3) {
+  const int n = 2 * blocks;
+  matrix<T> a(n, n);
+  const double e1 = std::exp(5.0 / 6.0 * h), e2 = std::exp(-7.0 / 6.0 * h);
+  const double p = 0.5 * (e1 + e2), q = 0.5 * (e1 - e2);  // exp(M h) = [p q; q p]
+  for (int k = 0; k < blocks; ++k) {
+    a(2 * k, 2 * k) = a(2 * k + 1, 2 * k + 1) = T(1);
+    if (k > 0) {
+      a(2 * k, 2 * k - 2) = a(2 * k + 1, 2 * k - 1) = T(-p);
+      a(2 * k, 2 * k - 1) = a(2 * k + 1, 2 * k - 2) = T(-q);
+    }
+  }
+  a(0, n - 2) = a(1, n - 1) = T(1);
+  return a;
+}
+
+/// A random orthogonal n x n matrix (Q of the QR of a random matrix), in double.
+std::vector<double> random_orthogonal(int n) {
+  std::vector<double> q(std::size_t(n) * n), tau(n);
+  for (auto& x : q) x = tinybatch_tests::uniform<double>();
+  LAPACKE_dgeqrf(LAPACK_COL_MAJOR, n, n, q.data(), n, tau.data());
+  LAPACKE_dorgqr(LAPACK_COL_MAJOR, n, n, n, q.data(), n, tau.data());
+  return q;
+}
+
+/// U diag(s) V^T with singular values from 1 down to 1 / cond, geometrically.
+template <class T>
+matrix<T> ill_conditioned(int n, double cond) {
+  const std::vector<double> u = random_orthogonal(n), v = random_orthogonal(n);
+  std::vector<double> us(u);
+  for (int j = 0; j < n; ++j) {
+    const double s = std::pow(cond, -double(j) / std::max(1, n - 1));
+    for (int i = 0; i < n; ++i) us[i + std::size_t(j) * n] *= s;
+  }
+  std::vector<double> a(std::size_t(n) * n);
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0, us.data(), n, v.data(), n, 0.0, a.data(), n);
+  matrix<T> r(n, n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) r(i, j) = T(a[i + std::size_t(j) * n]);
+  return r;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("calu::getrf on random matrices: backward error, pivots, growth", "[calu]", float, double) {
+  using T = TestType;
+  (void)seed();
+  struct shape { int m, n, b, pr; };
+  // Square and tall-skinny, multiples of b and not, one panel and many, P_r 1 (partial
+  // pivoting in the panel), 2, 4, 7 (not a power of two: an odd tree), wide m < n.
+  const shape shapes[] = {{1, 1, 8, 2},     {5, 5, 8, 2},     {64, 64, 16, 4},  {100, 100, 16, 4},
+                          {127, 127, 32, 2}, {200, 200, 24, 7}, {257, 257, 32, 4}, {1000, 40, 16, 4},
+                          {3000, 64, 32, 8}, {1500, 100, 32, 5}, {513, 96, 96, 4}, {60, 200, 16, 2},
+                          {33, 97, 8, 3},    {300, 300, 16, 1}};
+  for (const shape& s : shapes)
+    for (int threads : {1, 2, 3})
+      for (bool lookahead : {true, false}) {
+        if (!lookahead && threads != 2) continue;
+        INFO("m " << s.m << " n " << s.n << " b " << s.b << " P_r " << s.pr << " threads " << threads
+                  << " lookahead " << lookahead);
+        const matrix<T> a = random_matrix<T>(s.m, s.n, 3);
+        const result r = factor(a, opts(s.b, s.pr, threads, lookahead));
+        CHECK(r.info == 0);
+        // One small matrix's growth varies more than the mean's (below): 4x per matrix.
+        CHECK_FACTOR(r, 4.0);
+      }
+}
+
+TEMPLATE_TEST_CASE("calu::getrf's mean growth on random matrices within 2x of partial pivoting's", "[calu]", float,
+                   double) {
+  using T = TestType;
+  double g = 0, gp = 0;
+  for (int k = 0; k < 8; ++k) {
+    const result r = factor(random_matrix<T>(256, 256), opts(16, 8));
+    CHECK_FACTOR(r, 4.0);
+    g += r.growth, gp += r.gepp_growth;
+  }
+  INFO("mean growth " << g / 8 << ", partial pivoting's " << gp / 8);
+  CHECK(g <= 2 * gp);
+}
+
+TEST_CASE("calu::getrf with default options", "[calu]") {
+  const matrix<double> a = random_matrix<double>(300, 300);
+  const result r = factor(a, calu::options{});
+  CHECK(r.info == 0);
+  CHECK_FACTOR(r, 4.0);
+}
+
+TEST_CASE("calu::getrf's tournament chooses other pivots than partial pivoting", "[calu]") {
+  // With P_r > 1 the pivot rows are the tournament's: on random matrices some differ from
+  // partial pivoting's (a panel that only did partial pivoting would pass every other test).
+  int differ = 0;
+  for (int k = 0; k < 4; ++k) {
+    const matrix<double> a = random_matrix<double>(400, 64);
+    const result r = factor(a, opts(32, 4));
+    gepp<double> g(a);
+    differ += r.ipiv != g.ipiv;
+    CHECK_FACTOR(r, 4.0);
+  }
+  CHECK(differ > 0);
+  // With one row block the panel is partial pivoting; one panel: exactly LAPACK's getrf.
+  const matrix<double> a = random_matrix<double>(150, 40);
+  const result r = factor(a, opts(40, 1));
+  gepp<double> g(a);
+  CHECK(r.ipiv == g.ipiv);
+}
+
+TEMPLATE_TEST_CASE("calu::getrf on matrices that need pivoting", "[calu]", float, double) {
+  using T = TestType;
+  for (int n : {64, 100}) {
+    INFO("n " << n);
+    // Tiny leading rows: every pivot must come from below.
+    matrix<T> a = random_matrix<T>(n, n);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n / 2; ++i) a(i, j) *= T(1e-6);
+    CHECK_FACTOR(factor(a, opts(16, 4)), 4.0);
+    // A permuted identity plus a small perturbation: zero diagonal without pivoting.
+    matrix<T> p(n, n);
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < n; ++i) p(i, j) = T(1e-3) * tinybatch_tests::uniform<T>();
+      p((j * 7 + 3) % n, j) = T(1);
+    }
+    CHECK_FACTOR(factor(p, opts(16, 4)), 4.0);
+    // The rows reversed of an upper triangular matrix: each panel's pivots sit at its bottom.
+    matrix<T> r(n, n);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i <= j; ++i) r(n - 1 - i, j) = T(1) + tinybatch_tests::uniform<T>(0, 1);
+    const result rr = factor(r, opts(16, 4));
+    CHECK(rr.info == 0);
+    CHECK_FACTOR(rr, 4.0);
+  }
+}
+
+TEMPLATE_TEST_CASE("calu::getrf on ill-conditioned matrices", "[calu]", float, double) {
+  using T = TestType;
+  for (double cond : {1e4, 1e12}) {
+    INFO("cond " << cond);
+    const matrix<T> a = ill_conditioned<T>(120, cond);
+    CHECK_FACTOR(factor(a, opts(16, 4)), 4.0);
+  }
+}
+
+TEMPLATE_TEST_CASE("calu::getrf on Wilkinson's, Foster's and Wright's matrices", "[calu]", float, double) {
+  using T = TestType;
+  // Their growth under partial pivoting is exponential; CALU's may differ from it but must
+  // stay within 4x, and the backward error small.
+  for (int n : {24, 40}) {
+    INFO("n " << n);
+    {
+      INFO("Wilkinson");
+      CHECK_FACTOR(factor(wilkinson<T>(n), opts(8, 2)), 4.0);
+    }
+    {
+      // Its growth under partial pivoting (1e6 at n = 24, 4e11 at 40) is in partial
+      // pivoting's backward error too: CALU's within 4x of it (or < 30).
+      INFO("Foster");
+      const result r = factor(foster<T>(n), opts(8, 2));
+      CHECK_FACTOR_BOUND(r, 4.0, std::max(30.0, 4 * r.gepp_ratio));
+    }
+    {
+      INFO("Wright");
+      CHECK_FACTOR(factor(wright<T>(n / 2), opts(8, 2)), 4.0);
+    }
+  }
+  // Partial pivoting's growth on the Wilkinson matrix really is 2^(n-1): the check above
+  // compares with something that grows.
+  CHECK(factor(wilkinson<double>(40), opts(8, 2)).gepp_growth == std::ldexp(1.0, 39));
+}
+
+TEMPLATE_TEST_CASE("calu::getrf on singular matrices: info as getrf's, factorization completed", "[calu]", float,
+                   double) {
+  using T = TestType;
+  for (int n : {50, 97}) {
+    for (int c : {0, 7, 16, n / 2, n - 1}) {
+      INFO("n " << n << ", zero column " << c);
+      matrix<T> a = random_matrix<T>(n, n, 2);
+      for (int i = 0; i < n; ++i) a(i, c) = T(0);
+      const result r = factor(a, opts(16, 4));
+      CHECK(r.info == c + 1);
+      CHECK(r.info == r.gepp_info);
+      CHECK_FACTOR(r, 4.0);
+    }
+    {
+      INFO("n " << n << ", zero row: U(n, n) = 0");
+      matrix<T> a = random_matrix<T>(n, n);
+      for (int j = 0; j < n; ++j) a(5, j) = T(0);
+      const result r = factor(a, opts(16, 4));
+      CHECK(r.info == n);
+      CHECK(r.gepp_info == n);
+      CHECK_FACTOR(r, 4.0);
+    }
+    {
+      INFO("n " << n << ", zero matrix");
+      const matrix<T> a(n, n, 1);
+      const result r = factor(a, opts(16, 4));
+      CHECK(r.info == 1);
+      CHECK(r.pivots_ok);
+      CHECK(r.padding_ok);
+      CHECK(r.finite);
+    }
+  }
+  // Tall-skinny with a zero column inside the second panel.
+  matrix<T> a = random_matrix<T>(900, 48);
+  for (int i = 0; i < 900; ++i) a(i, 20) = T(0);
+  const result r = factor(a, opts(16, 4));
+  CHECK(r.info == 21);
+  CHECK_FACTOR(r, 4.0);
+}
+
+TEMPLATE_TEST_CASE("calu::getrs and calu::gesv solve with the factorization", "[calu]", float, double) {
+  using T = TestType;
+  for (int n : {1, 37, 130}) {
+    for (int nrhs : {1, 3}) {
+      INFO("n " << n << " nrhs " << nrhs);
+      const matrix<T> a = random_matrix<T>(n, n, 1);
+      const matrix<T> b = random_matrix<T>(n, nrhs, 2);
+      matrix<T> lu = a, x = b;
+      std::vector<int> ipiv(n, -7777);
+      const int info = calu::gesv(n, nrhs, lu.data(), lu.ld, ipiv.data(), x.data(), x.ld, opts(16, 4));
+      CHECK(info == 0);
+      CHECK(x.padding_intact());
+      // ||A X - B||_1 / (n ||A||_1 ||X||_1 eps) < 30, in double.
+      double res = 0, xn = 0;
+      for (int j = 0; j < nrhs; ++j) {
+        double s = 0, sx = 0;
+        for (int i = 0; i < n; ++i) {
+          double ax = 0;
+          for (int k = 0; k < n; ++k) ax += double(a(i, k)) * double(x(k, j));
+          s += std::fabs(ax - double(b(i, j)));
+          sx += std::fabs(double(x(i, j)));
+        }
+        res = std::max(res, s), xn = std::max(xn, sx);
+      }
+      const double ratio = res / (n * norm1(a) * xn * eps<T>());
+      INFO("solve ratio " << ratio);
+      CHECK(ratio < 30);
+      // The transposed solve with the same factors: A^T y = b.
+      matrix<T> y = b;
+      calu::getrs('T', n, nrhs, lu.data(), lu.ld, ipiv.data(), y.data(), y.ld);
+      double rest = 0;
+      for (int j = 0; j < nrhs; ++j) {
+        double s = 0;
+        for (int i = 0; i < n; ++i) {
+          double aty = 0;
+          for (int k = 0; k < n; ++k) aty += double(a(k, i)) * double(y(k, j));
+          s += std::fabs(aty - double(b(i, j)));
+        }
+        rest = std::max(rest, s);
+      }
+      CHECK(rest / (n * norm1(a) * std::max(max_abs(y) * n, 1e-300) * eps<T>()) < 30);
+    }
+  }
+  // Singular: info reported, B untouched (bit for bit), as LAPACK's gesv.
+  matrix<T> a = random_matrix<T>(40, 40);
+  for (int i = 0; i < 40; ++i) a(i, 3) = T(0);
+  matrix<T> b = random_matrix<T>(40, 2);
+  const matrix<T> b0 = b;
+  std::vector<int> ipiv(40);
+  CHECK(calu::gesv(40, 2, a.data(), a.ld, ipiv.data(), b.data(), b.ld, opts(8, 2)) == 4);
+  CHECK(b.v == b0.v);
+}
+
+TEST_CASE("calu::getrf rejects bad arguments", "[calu]") {
+  std::vector<double> a(100);
+  std::vector<int> ipiv(10);
+  CHECK_THROWS_AS(calu::getrf(-1, 5, a.data(), 10, ipiv.data()), tinybatch::invalid_argument);
+  CHECK_THROWS_AS(calu::getrf(10, 10, a.data(), 9, ipiv.data()), tinybatch::invalid_argument);
+  CHECK_THROWS_AS(calu::getrf(10, 10, (double*)nullptr, 10, ipiv.data()), tinybatch::invalid_argument);
+  CHECK_THROWS_AS(calu::getrf(10, 10, a.data(), 10, nullptr), tinybatch::invalid_argument);
+  CHECK_THROWS_AS(calu::getrs('X', 10, 1, a.data(), 10, ipiv.data(), a.data(), 10), tinybatch::invalid_argument);
+  CHECK(calu::getrf(0, 0, (double*)nullptr, 1, nullptr) == 0);
+}
