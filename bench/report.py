@@ -14,7 +14,12 @@ import re
 import sys
 from collections import defaultdict
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:  # a python3 on PATH without it (pyenv, a venv): Debian's has python3-matplotlib
+    if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    raise
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
