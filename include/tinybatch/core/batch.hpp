@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <memory>
+#include <string>
 #include <type_traits>
 
 #include "../host/ranges.hpp"
@@ -61,10 +62,18 @@ class batch {
   };
 
   batch(int m, int n, index_t count, int) {
-    detail::require(m >= 0 && n >= 0 && count >= 0, "batch",
-                    "negative size (m, n or count)");
-    if constexpr (M != dynamic) detail::require(m == M, "batch", "rows differ from M");
-    if constexpr (N != dynamic) detail::require(n == N, "batch", "cols differ from N");
+    detail::require(m >= 0 && n >= 0 && count >= 0, "batch", [&] {
+      return "negative size: m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+             ", count = " + std::to_string(count);
+    });
+    if constexpr (M != dynamic)
+      detail::require(m == M, "batch", [&] {
+        return "rows " + std::to_string(m) + " differ from the fixed M = " + std::to_string(M);
+      });
+    if constexpr (N != dynamic)
+      detail::require(n == N, "batch", [&] {
+        return "cols " + std::to_string(n) + " differ from the fixed N = " + std::to_string(N);
+      });
     int ld = m > 0 ? m : 1;
     index_t stride = index_t(ld) * n;
     mem_.reset(static_cast<T*>(Space::allocate(sizeof(T) * std::size_t(stride * count))));

@@ -4,6 +4,7 @@
 // std::integral_constant<int, dynamic> otherwise.
 #pragma once
 
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -15,6 +16,11 @@ namespace tinybatch {
 inline constexpr int max_fixed_size = 32;
 
 namespace detail {
+inline std::string extents_differ(int m, int n, int fm, int fn) {
+  return "run-time extents " + std::to_string(m) + " x " + std::to_string(n) +
+         " differ from the requested fixed extents " + std::to_string(fm) + " x " + std::to_string(fn);
+}
+
 template <class F, int... I>
 decltype(auto) dispatch_impl(int n, F&& f, std::integer_sequence<int, I...>) {
   using R = decltype(f(std::integral_constant<int, dynamic>{}));
@@ -38,14 +44,14 @@ decltype(auto) dispatch_size(int n, F&& f) {
 template <int M, int N, class T>
 strided_view<T, M, N> fixed_extents(const strided_view<T, dynamic, dynamic>& v) {
   detail::require(v.rows() == M && v.cols() == N, "fixed_extents",
-                  "run-time extents differ from the requested fixed extents");
+                  [&] { return detail::extents_differ(v.rows(), v.cols(), M, N); });
   return strided_view<T, M, N>::make(v.data(), v.count(), v.ld(), v.stride(), M, N);
 }
 
 template <int M, int N, class T>
 pointer_view<T, M, N> fixed_extents(const pointer_view<T, dynamic, dynamic>& v) {
   detail::require(v.rows() == M && v.cols() == N, "fixed_extents",
-                  "run-time extents differ from the requested fixed extents");
+                  [&] { return detail::extents_differ(v.rows(), v.cols(), M, N); });
   return pointer_view<T, M, N>::make(v.pointers(), v.count(), v.ld(), M, N);
 }
 

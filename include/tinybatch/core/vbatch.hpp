@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "error.hpp"
@@ -17,13 +18,18 @@ class vbatch {
   using value_type = T;
   vbatch() = default;
   vbatch(std::vector<int> m, std::vector<int> n) : m_(std::move(m)), n_(std::move(n)) {
-    detail::require(m_.size() == n_.size(), "vbatch", "m and n have different lengths");
+    detail::require(m_.size() == n_.size(), "vbatch", [&] {
+      return "m has " + std::to_string(m_.size()) + " entries, n " + std::to_string(n_.size());
+    });
     const std::size_t per_line = host_space::alignment / sizeof(T);
     std::vector<std::size_t> offset(m_.size());
     std::size_t total = 0;
     ld_.resize(m_.size());
     for (std::size_t k = 0; k < m_.size(); ++k) {
-      detail::require(m_[k] >= 0 && n_[k] >= 0, "vbatch", "negative matrix size");
+      detail::require(m_[k] >= 0 && n_[k] >= 0, "vbatch", [&] {
+        return "negative matrix size " + std::to_string(m_[k]) + " x " + std::to_string(n_[k]) +
+               " (matrix " + std::to_string(k) + ")";
+      });
       ld_[k] = m_[k] > 0 ? m_[k] : 1;
       offset[k] = total;
       total += (std::size_t(ld_[k]) * n_[k] + per_line - 1) / per_line * per_line;

@@ -3,6 +3,7 @@
 // matrix is touched.
 #pragma once
 
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -111,9 +112,22 @@ inline void check_count(const char* routine, const char* name, index_t got, inde
   });
 }
 
-/// check_matrices' failure, compiled once (not once per view types and dims lambda).
-inline void matrix_failed(const char* routine, const char* why, index_t k) {
-  require(false, routine, std::string(why) + (k < 0 ? std::string() : " (matrix " + std::to_string(k) + ")"));
+/// check_matrices' failure, compiled once (not once per view types and dims lambda): the
+/// reason, the sizes of the matrices the check looked at (in argument order) and which matrix.
+struct matrix_size {
+  int rows, cols;
+};
+inline void matrix_failed(const char* routine, const char* why, index_t k,
+                          std::initializer_list<matrix_size> sizes = {}) {
+  std::string s(why);
+  const char* sep = " (";
+  for (const matrix_size& z : sizes) {
+    s += sep + std::to_string(z.rows) + " x " + std::to_string(z.cols);
+    sep = ", ";
+  }
+  if (sizes.size() > 0) s += sizes.size() > 1 ? " in argument order)" : ")";
+  if (k >= 0) s += " (matrix " + std::to_string(k) + ")";
+  require(false, routine, s);
 }
 
 /// Per-matrix check: `dims(a, b, ...)` gets each view's matrix_ref (a shape-only one for
@@ -127,7 +141,8 @@ void check_matrices(const char* routine, const Policy&, Dims&& dims, const V&...
   const index_t count = (v.count(), ...);
   auto fail = [routine](const char* why, index_t k) { matrix_failed(routine, why, k); };
   if constexpr (all_uniform) {
-    if (const char* why = dims(v.shape()...)) fail(why, -1);
+    if (const char* why = dims(v.shape()...))
+      matrix_failed(routine, why, -1, {matrix_size{v.shape().rows(), v.shape().cols()}...});
   }
   if constexpr (is_host_policy<std::remove_cvref_t<Policy>>::value) {
     constexpr bool per_matrix = ((!V::uniform || !has_stride<V>) || ...);
@@ -138,7 +153,8 @@ void check_matrices(const char* routine, const Policy&, Dims&& dims, const V&...
           if (((v[k].ld < (v[k].rows() > 1 ? v[k].rows() : 1)) || ...))
             fail("leading dimension smaller than rows", k);
           if (((v[k].rows() < 0 || v[k].cols() < 0) || ...)) fail("negative matrix size", k);
-          if (const char* why = dims(v[k]...)) fail(why, k);
+          if (const char* why = dims(v[k]...))
+            matrix_failed(routine, why, k, {matrix_size{v[k].rows(), v[k].cols()}...});
         }
       }
     }
@@ -158,12 +174,16 @@ inline void check_info(const char* routine, std::span<const int> info, index_t c
 inline pivot_view check_pivot_facts(const char* routine, pivot_view p, index_t count, bool uniform, index_t mn) {
   if (p.is_pointer_array()) {
     require(count == 0 || p.pointers() != nullptr, routine, "null ipiv pointer array");
-    require(p.size() >= count, routine, "ipiv has fewer pointers than matrices");
+    require(p.size() >= count, routine, [&] {
+      return "ipiv has " + std::to_string(p.size()) + " pointers for " + std::to_string(count) + " matrices";
+    });
     return p;
   }
   if (uniform) {
     if (p.stride() < 0) p.set_stride(mn);
-    require(p.stride() >= mn, routine, "ipiv stride smaller than min(m, n)");
+    require(p.stride() >= mn, routine, [&] {
+      return "ipiv stride " + std::to_string(p.stride()) + " smaller than min(m, n) = " + std::to_string(mn);
+    });
     require(count == 0 || p.size() >= (count - 1) * p.stride() + mn, routine, [&] {
       return "ipiv has " + std::to_string(p.size()) + " entries; " + std::to_string(count) + " matrices need " +
              std::to_string((count - 1) * p.stride() + mn);
@@ -171,7 +191,10 @@ inline pivot_view check_pivot_facts(const char* routine, pivot_view p, index_t c
   } else {
     require(p.stride() >= 0, routine,
             "a variable-size batch needs ipiv as a pointer array or with an explicit stride");
-    require(count == 0 || p.size() >= count * p.stride(), routine, "ipiv too small");
+    require(count == 0 || p.size() >= count * p.stride(), routine, [&] {
+      return "ipiv has " + std::to_string(p.size()) + " entries; " + std::to_string(count) +
+             " matrices at stride " + std::to_string(p.stride()) + " need " + std::to_string(count * p.stride());
+    });
   }
   require(count == 0 || p.data() != nullptr, routine, "null ipiv buffer");
   return p;

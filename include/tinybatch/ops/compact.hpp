@@ -184,8 +184,11 @@ void trsm(Policy&& policy, S sd, U ul, O ta, D dg,
   detail::check_compact(routine, "B", b);
   detail::check_count(routine, "A", a.count(), b.count());
   const side s = sd;
-  detail::require(a.rows() == (s == side::left ? b.rows() : b.cols()), routine,
-                  s == side::left ? "order of A differs from rows of B" : "order of A differs from cols of B");
+  detail::require(a.rows() == (s == side::left ? b.rows() : b.cols()), routine, [&] {
+    return std::string(s == side::left ? "order of A differs from rows of B" : "order of A differs from cols of B") +
+           " (A " + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) + ", B " +
+           std::to_string(b.rows()) + " x " + std::to_string(b.cols()) + ")";
+  });
   if (b.count() == 0) return;
   detail::compact::backend::trsm(policy, s, uplo(ul), op(ta), diag(dg), alpha, detail::as_const(a), b);
 }
@@ -212,9 +215,14 @@ void gemm(Policy&& policy, OA ta, OB tb, std::type_identity_t<typename compact_t
   const op oa = ta, ob = tb;
   const int ar = oa == op::no_trans ? a.rows() : a.cols(), ac = oa == op::no_trans ? a.cols() : a.rows();
   const int br = ob == op::no_trans ? b.rows() : b.cols(), bc = ob == op::no_trans ? b.cols() : b.rows();
-  detail::require(ar == c.rows(), routine, "rows of op(A) differ from rows of C");
-  detail::require(ac == br, routine, "cols of op(A) differ from rows of op(B)");
-  detail::require(bc == c.cols(), routine, "cols of op(B) differ from cols of C");
+  const auto sizes = [&](const char* why) {
+    return std::string(why) + " (op(A) " + std::to_string(ar) + " x " + std::to_string(ac) + ", op(B) " +
+           std::to_string(br) + " x " + std::to_string(bc) + ", C " + std::to_string(c.rows()) + " x " +
+           std::to_string(c.cols()) + ")";
+  };
+  detail::require(ar == c.rows(), routine, [&] { return sizes("rows of op(A) differ from rows of C"); });
+  detail::require(ac == br, routine, [&] { return sizes("cols of op(A) differ from rows of op(B)"); });
+  detail::require(bc == c.cols(), routine, [&] { return sizes("cols of op(B) differ from cols of C"); });
   if (c.count() == 0) return;
   detail::compact::backend::gemm(policy, oa, ob, alpha, detail::as_const(a), detail::as_const(b), beta, c);
 }
