@@ -21,5 +21,5 @@ TEST_CASE("size errors name the sizes", "[api][messages]") {
   CHECK_THROWS_WITH(tb::gesv(tb::seq, S, ipiv, R, info), Contains("4 x 4, 3 x 1"));
   CHECK_THROWS_WITH(tb::getrf(tb::seq, S, tb::pivot_view(ipiv.data(), 8, 3), info),
                       Contains("stride 3") && Contains("= 4"));
-  CHECK_THROWS_WITH(tb::vbatch<double>({1, 2}, {1}), Contains("2 entries") && Contains("n 1"));
+  CHECK_THROWS_WITH(tb::vbatch<double>({1, 2}, {1}), Contains("different lengths (2 and 1)"));
 }

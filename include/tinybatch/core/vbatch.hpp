@@ -19,7 +19,8 @@ class vbatch {
   vbatch() = default;
   vbatch(std::vector<int> m, std::vector<int> n) : m_(std::move(m)), n_(std::move(n)) {
     detail::require(m_.size() == n_.size(), "vbatch", [&] {
-      return "m has " + std::to_string(m_.size()) + " entries, n " + std::to_string(n_.size());
+      return "m and n have different lengths (" + std::to_string(m_.size()) + " and " +
+             std::to_string(n_.size()) + ")";
     });
     const std::size_t per_line = host_space::alignment / sizeof(T);
     std::vector<std::size_t> offset(m_.size());
