@@ -23,3 +23,37 @@ TEST_CASE("size errors name the sizes", "[api][messages]") {
                       Contains("stride 3") && Contains("= 4"));
   CHECK_THROWS_WITH(tb::vbatch<double>({1, 2}, {1}), Contains("different lengths (2 and 1)"));
 }
+
+namespace {
+/// One factor (A at stride 0, ipiv at stride 0) solved against `count` right-hand sides.
+template <int N>
+void shared_factor(int n, index_t count) {
+  test_batch<double> a(n, n, 1), b(n, 2, count);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) a.at(0, i, j) = (i == j ? n : 0) + uniform<double>(-1, 1);
+  for (index_t k = 0; k < count; ++k)
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < 2; ++j) b.at(k, i, j) = uniform<double>(-1, 1);
+  const mat<double> a0 = a.get(0);
+  std::vector<mat<double>> b0;
+  for (index_t k = 0; k < count; ++k) b0.push_back(b.get(k));
+  std::vector<int> ipiv(std::size_t(n), -7), info(1, -7);
+  auto A1 = tb::strided_view<double, N, N>::make(a.buf.data(), 1, a.ld, a.stride, n, n);
+  tb::getrf(tb::seq, A1, ipiv, info);
+  REQUIRE(info[0] == 0);
+  auto A = tb::strided_view<const double, N, N>::make(a.buf.data(), count, a.ld, 0, n, n);
+  auto B = tb::strided_view<double, N, tb::dynamic>::make(b.buf.data(), count, b.ld, b.stride, n, 2);
+  tb::getrs(tb::par, tb::no_trans, A, tb::pivot_view(ipiv.data(), n, 0), B);
+  const Eigen::PartialPivLU<mat<double>> lu(a0);
+  for (index_t k = 0; k < count; ++k) REQUIRE((b.get(k) - lu.solve(b0[k])).norm() < 1e-12 * (1 + b0[k].norm()));
+  // Outputs keep their rule: getrf's pivots at stride 0 would overlap.
+  tb::batch<double> F(n, n, 2);
+  std::vector<int> info2(2);
+  CHECK_THROWS_WITH(tb::getrf(tb::seq, F, tb::pivot_view(ipiv.data(), n, 0), info2), Contains("ipiv stride 0"));
+}
+}  // namespace
+
+TEST_CASE("getrs: one factor and its pivots shared by a batch of right-hand sides (stride 0)", "[api][getrs]") {
+  shared_factor<tb::dynamic>(5, 37);
+  shared_factor<4>(4, 37);
+}

@@ -170,8 +170,11 @@ inline void check_info(const char* routine, std::span<const int> info, index_t c
 }
 
 /// Resolves a packed pivot buffer's stride (min(m, n) = mn of a uniform batch) and checks its
-/// size. Compiled once, as check_view_facts.
-inline pivot_view check_pivot_facts(const char* routine, pivot_view p, index_t count, bool uniform, index_t mn) {
+/// size. Pivots that are only read (`shared_ok`: getrs, whose A may be one matrix at stride 0)
+/// may have stride 0 too: one factor's pivots for the whole batch. Compiled once, as
+/// check_view_facts.
+inline pivot_view check_pivot_facts(const char* routine, pivot_view p, index_t count, bool uniform, index_t mn,
+                                    bool shared_ok = false) {
   if (p.is_pointer_array()) {
     require(count == 0 || p.pointers() != nullptr, routine, "null ipiv pointer array");
     require(p.size() >= count, routine, [&] {
@@ -181,8 +184,9 @@ inline pivot_view check_pivot_facts(const char* routine, pivot_view p, index_t c
   }
   if (uniform) {
     if (p.stride() < 0) p.set_stride(mn);
-    require(p.stride() >= mn, routine, [&] {
-      return "ipiv stride " + std::to_string(p.stride()) + " smaller than min(m, n) = " + std::to_string(mn);
+    require(p.stride() >= mn || (shared_ok && p.stride() == 0), routine, [&] {
+      return "ipiv stride " + std::to_string(p.stride()) + " smaller than min(m, n) = " + std::to_string(mn) +
+             (shared_ok ? " (or 0: one matrix's pivots for the whole batch)" : "");
     });
     require(count == 0 || p.size() >= (count - 1) * p.stride() + mn, routine, [&] {
       return "ipiv has " + std::to_string(p.size()) + " entries; " + std::to_string(count) + " matrices need " +
@@ -200,13 +204,13 @@ inline pivot_view check_pivot_facts(const char* routine, pivot_view p, index_t c
   return p;
 }
 template <class V>
-pivot_view check_pivots(const char* routine, pivot_view p, const V& a) {
+pivot_view check_pivots(const char* routine, pivot_view p, const V& a, bool shared_ok = false) {
   index_t mn = 0;
   if constexpr (V::uniform) {
     const auto s = a.shape();
     mn = s.rows() < s.cols() ? s.rows() : s.cols();
   }
-  return check_pivot_facts(routine, p, a.count(), V::uniform, mn);
+  return check_pivot_facts(routine, p, a.count(), V::uniform, mn, shared_ok);
 }
 
 template <class A, class B>
