@@ -62,46 +62,53 @@ inline void check_getrf(const char* routine, int m, int n, const void* a, int ld
           "options: b, row_blocks, threads and d must be >= 0");
 }
 
-/// Panel K's interchanges on the columns [c0, c0 + w), U(K, J) = L(K, K)^-1 A(K, J), and the
-/// GEMM below it in row chunks (child tasks: a tall-skinny matrix has few block columns,
-/// so the rows are where the parallelism is).
+/// Panel K's interchanges on one block column (w columns at `col`, rows 0..m), U(K, J) =
+/// L(K, K)^-1 A(K, J), and the GEMM below it in row chunks (child tasks: a tall-skinny matrix
+/// has few block columns, so the rows are where the parallelism is). `panel` is block column
+/// K from row 0; both columns hold the matrix's global rows (so do the hybrid's buffers).
 template <class T>
-void update_block_column(int m, T* a, int lda, const int* ipiv, int k0, int jb, int c0, int w,
-                         int threads) {
+void update_block_column(int m, const T* panel, int ldp, T* col, int ldc, const int* ipiv, int k0, int jb,
+                         int w, int threads) {
   using L = lapack<T>;
-  T* col = a + std::size_t(c0) * lda;
-  L::laswp(w, col, lda, k0 + 1, k0 + jb, ipiv);
-  const T* l11 = a + k0 + std::size_t(k0) * lda;
-  L::trsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, jb, w, T(1), l11, lda, col + k0, lda);
+  L::laswp(w, col, ldc, k0 + 1, k0 + jb, ipiv);
+  const T* l11 = panel + k0;
+  L::trsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, jb, w, T(1), l11, ldp, col + k0, ldc);
   const int rows = m - k0 - jb;
   if (rows <= 0) return;
   const int chunks = std::max(1, std::min(threads, rows / 1024));
   for (int c = 0; c < chunks; ++c) {
-#pragma omp task default(none) shared(a, lda, col, l11) firstprivate(c, chunks, rows, k0, jb, w) if (chunks > 1)
+#pragma omp task default(none) shared(ldp, ldc, col, l11) firstprivate(c, chunks, rows, k0, jb, w) if (chunks > 1)
     {
       const int r0 = int((long long)rows * c / chunks), r1 = int((long long)rows * (c + 1) / chunks);
-      L::gemm(CblasNoTrans, CblasNoTrans, r1 - r0, w, jb, T(-1), l11 + jb + r0, lda, col + k0, lda, T(1),
-              col + k0 + jb + r0, lda);
+      L::gemm(CblasNoTrans, CblasNoTrans, r1 - r0, w, jb, T(-1), l11 + jb + r0, ldp, col + k0, ldc, T(1),
+              col + k0 + jb + r0, ldc);
     }
   }
 #pragma omp taskwait
 }
 
-/// Panel K in place: TSLU of rows k0.., ipiv made global (1-based); in a wide matrix's last
-/// block column the columns right of the panel get its interchanges and TRSM here.
+/// Panel K in place (`panel` is block column K from row 0): TSLU of rows k0.., ipiv made
+/// global (1-based). Returns the first zero pivot (global, 1-based), 0 if none.
 template <class T>
-int factor_panel(int m, int n, T* a, int lda, int* ipiv, int k0, int jb, int b, int row_blocks) {
-  using L = lapack<T>;
-  T* p = a + k0 + std::size_t(k0) * lda;
-  const int pinfo = tslu(m - k0, jb, p, lda, ipiv + k0, row_blocks);
+int factor_panel(int m, T* panel, int ld, int* ipiv, int k0, int jb, int row_blocks) {
+  const int pinfo = tslu(m - k0, jb, panel + k0, ld, ipiv + k0, row_blocks);
   for (int i = 0; i < jb; ++i) ipiv[k0 + i] += k0;
-  const int rest = std::min(b, n - k0) - jb;
-  if (rest > 0) {
-    T* c = a + std::size_t(k0 + jb) * lda;
-    L::laswp(rest, c, lda, k0 + 1, k0 + jb, ipiv);
-    L::trsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, jb, rest, T(1), p, lda, c + k0, lda);
-  }
   return pinfo ? k0 + pinfo : 0;
+}
+
+/// Resolved parameters of one factorization.
+struct plan {
+  int mn, b, threads, row_blocks, nb, np;
+};
+inline plan make_plan(int m, int n, const options& opt) {
+  plan p;
+  p.mn = std::min(m, n);
+  p.b = std::max(1, std::min(opt.b ? opt.b : default_block(m, n), p.mn));
+  p.threads = opt.threads ? opt.threads : omp_get_max_threads();
+  p.row_blocks = opt.row_blocks ? opt.row_blocks : p.threads;
+  p.nb = (n + p.b - 1) / p.b;
+  p.np = (p.mn + p.b - 1) / p.b;
+  return p;
 }
 
 }  // namespace detail
@@ -114,14 +121,10 @@ template <class T>
 int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "calu::getrf: float or double");
   detail::check_getrf("calu::getrf", m, n, a, lda, ipiv, opt);
-  const int mn = std::min(m, n);
-  if (mn == 0) return 0;
-  const int b = std::min(opt.b ? opt.b : default_block(m, n), mn);
-  const int threads = opt.threads ? opt.threads : omp_get_max_threads();
-  const int row_blocks = opt.row_blocks ? opt.row_blocks : threads;
-  const int nb = (n + b - 1) / b;    // block columns
-  const int np = (mn + b - 1) / b;   // panels
-  std::vector<char> deps(nb);        // one dependence object per block column
+  if (std::min(m, n) == 0) return 0;
+  const detail::plan p = detail::make_plan(m, n, opt);
+  const int mn = p.mn, b = p.b, threads = p.threads, row_blocks = p.row_blocks, nb = p.nb, np = p.np;
+  std::vector<char> deps(nb);  // one dependence object per block column
   char* col = deps.data();
   int info = 0;
   detail::blas_single_threaded one_thread_blas;
@@ -130,7 +133,11 @@ int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}) {
 #pragma omp task default(none) shared(info, a, ipiv) firstprivate(K, m, n, lda, mn, b, row_blocks) depend(inout : col[K])
     {
       const int k0 = K * b, jb = std::min(b, mn - k0);
-      const int pinfo = detail::factor_panel(m, n, a, lda, ipiv, k0, jb, b, row_blocks);
+      T* pc = a + std::size_t(k0) * lda;
+      const int pinfo = detail::factor_panel(m, pc, lda, ipiv, k0, jb, row_blocks);
+      // A wide matrix's last block column: the columns right of the panel.
+      const int rest = std::min(b, n - k0) - jb;
+      if (rest > 0) detail::update_block_column(m, pc, lda, pc + std::size_t(jb) * lda, lda, ipiv, k0, jb, rest, 1);
       // Panels run one after the other (panel K + 1 waits on update (K, K + 1)).
       if (pinfo && !info) info = pinfo;
     }
@@ -139,7 +146,8 @@ int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}) {
 #pragma omp task default(none) shared(a, ipiv) firstprivate(K, J, m, n, lda, mn, b, threads) depend(in : col[K]) depend(inout : col[J])
     {
       const int k0 = K * b, jb = std::min(b, mn - k0), c0 = J * b;
-      detail::update_block_column(m, a, lda, ipiv, k0, jb, c0, std::min(b, n - c0), threads);
+      detail::update_block_column(m, a + std::size_t(k0) * lda, lda, a + std::size_t(c0) * lda, lda, ipiv, k0,
+                                  jb, std::min(b, n - c0), threads);
     }
   };
 

@@ -1,0 +1,171 @@
+// calu::hybrid_getrf (CPU cores + GPU): backward error ||P A - L U||_1 / (n ||A||_1 eps) < 30,
+// valid LAPACK pivots, info on singular matrices, for the matrix on the host and on the
+// device, square and tall-skinny, sizes not multiples of b, d from 1 (the CPU only factors
+// panels) to all block columns (the GPU only stores), with and without look-ahead; the
+// solve through hybrid_gesv; the d model's range. ipiv prefilled with junk.
+#include <catch2/catch.hpp>
+
+#include <tinybatch/tasks/calu_cuda.cuh>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "../random_poison.hpp"
+
+namespace {
+
+namespace calu = tinybatch::calu;
+
+template <class T>
+std::vector<T> random_matrix(int m, int n, int ld) {
+  std::vector<T> a(std::size_t(ld) * n, tinybatch_tests::poison<T>());
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) a[i + std::size_t(j) * ld] = tinybatch_tests::uniform<T>();
+  return a;
+}
+
+/// ||P A - L U||_1 / (max(m, n) ||A||_1 eps) in double; 1e300 for invalid pivots.
+template <class T>
+double lu_ratio(int m, int n, const std::vector<T>& a0, const std::vector<T>& lu, int ld, const std::vector<int>& ipiv) {
+  const int mn = std::min(m, n);
+  for (int i = 0; i < mn; ++i)
+    if (ipiv[i] < i + 1 || ipiv[i] > m) return 1e300;
+  std::vector<double> pa(std::size_t(m) * n), l(std::size_t(m) * mn, 0.0), u(std::size_t(mn) * n, 0.0);
+  double an = 0;
+  for (int j = 0; j < n; ++j) {
+    double s = 0;
+    for (int i = 0; i < m; ++i) pa[i + std::size_t(j) * m] = a0[i + std::size_t(j) * ld], s += std::fabs(a0[i + std::size_t(j) * ld]);
+    an = std::max(an, s);
+  }
+  LAPACKE_dlaswp_work(LAPACK_COL_MAJOR, n, pa.data(), m, 1, mn, ipiv.data(), 1);
+  for (int j = 0; j < mn; ++j) {
+    l[j + std::size_t(j) * m] = 1;
+    for (int i = j + 1; i < m; ++i) l[i + std::size_t(j) * m] = lu[i + std::size_t(j) * ld];
+  }
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i <= std::min(j, mn - 1); ++i) u[i + std::size_t(j) * mn] = lu[i + std::size_t(j) * ld];
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, mn, -1.0, l.data(), m, u.data(), mn, 1.0, pa.data(), m);
+  double r = 0;
+  for (int j = 0; j < n; ++j) {
+    double s = 0;
+    for (int i = 0; i < m; ++i) s += std::fabs(pa[i + std::size_t(j) * m]);
+    if (!(s <= r)) r = s;  // NaN sticks
+  }
+  return r / (std::max(m, n) * an * std::numeric_limits<T>::epsilon());
+}
+
+struct outcome {
+  double ratio;
+  int info;
+  bool padding_ok;
+};
+
+/// Factors a copy of a with the hybrid, the matrix on the host or on the device.
+template <class T>
+outcome hybrid(int m, int n, int ld, const std::vector<T>& a, bool on_device, calu::hybrid_options o,
+               calu::hybrid_report* rep = nullptr) {
+  std::vector<T> lu = a;
+  std::vector<int> ipiv(std::size_t(n) + 1, -7777);
+  int info;
+  if (on_device) {
+    T* d = nullptr;
+    TINYBATCH_CUDA_CHECK(cudaMalloc(&d, sizeof(T) * lu.size()));
+    TINYBATCH_CUDA_CHECK(cudaMemcpy(d, lu.data(), sizeof(T) * lu.size(), cudaMemcpyHostToDevice));
+    info = calu::hybrid_getrf(m, n, d, ld, ipiv.data(), o, rep);
+    TINYBATCH_CUDA_CHECK(cudaMemcpy(lu.data(), d, sizeof(T) * lu.size(), cudaMemcpyDeviceToHost));
+    TINYBATCH_CUDA_CHECK(cudaFree(d));
+  } else {
+    info = calu::hybrid_getrf(m, n, lu.data(), ld, ipiv.data(), o, rep);
+  }
+  bool pad = ipiv.back() == -7777;
+  ipiv.pop_back();
+  for (int j = 0; j < n; ++j)
+    for (int i = m; i < ld; ++i) pad = pad && tinybatch_tests::is_poison(lu[i + std::size_t(j) * ld]);
+  return {lu_ratio(m, n, a, lu, ld, ipiv), info, pad};
+}
+
+calu::hybrid_options hopts(int b, int d, bool lookahead = true) {
+  calu::hybrid_options o;
+  o.b = b, o.d = d, o.lookahead = lookahead;
+  o.g1 = 1e10, o.g2 = 1e12;  // no calibration in the tests (d is given)
+  return o;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("calu::hybrid_getrf: backward error on host and device matrices", "[calu][hybrid]", float, double) {
+  using T = TestType;
+  (void)tinybatch_tests::seed();
+  struct shape { int m, n, b; };
+  const shape shapes[] = {{1, 1, 8}, {100, 100, 16}, {517, 517, 64}, {1000, 1000, 128}, {3001, 257, 64}, {4000, 64, 32}};
+  for (const shape& s : shapes) {
+    const int nb = (s.n + s.b - 1) / s.b;
+    for (int d : {1, 2, 3, nb}) {
+      if (d > nb) continue;
+      for (bool dev : {false, true})
+        for (bool la : {true, false}) {
+          if (!la && d != 2) continue;
+          INFO("m " << s.m << " n " << s.n << " b " << s.b << " d " << d << (dev ? " device" : " host")
+                    << " lookahead " << la);
+          const int ld = s.m + 2;
+          const std::vector<T> a = random_matrix<T>(s.m, s.n, ld);
+          const outcome o = hybrid(s.m, s.n, ld, a, dev, hopts(s.b, d, la));
+          INFO("ratio " << o.ratio);
+          CHECK(o.info == 0);
+          CHECK(o.padding_ok);
+          CHECK(o.ratio < 30);
+        }
+    }
+  }
+}
+
+TEST_CASE("calu::hybrid_getrf: singular matrices give getrf's info", "[calu][hybrid]") {
+  for (int c : {0, 37, 130, 299}) {
+    INFO("zero column " << c);
+    const int n = 300;
+    std::vector<double> a = random_matrix<double>(n, n, n);
+    for (int i = 0; i < n; ++i) a[i + std::size_t(c) * n] = 0;
+    const outcome o = hybrid(n, n, n, a, c % 2 == 0, hopts(32, 2));
+    CHECK(o.info == c + 1);
+    CHECK(o.ratio < 30);
+  }
+}
+
+TEST_CASE("calu::hybrid_gesv solves; the model's d and the trace", "[calu][hybrid]") {
+  const int n = 600, nrhs = 2;
+  std::vector<double> a = random_matrix<double>(n, n, n), b = random_matrix<double>(n, nrhs, n);
+  std::vector<double> lu = a, x = b;
+  std::vector<int> ipiv(n);
+  REQUIRE(calu::hybrid_gesv(n, nrhs, lu.data(), n, ipiv.data(), x.data(), n, hopts(64, 3)) == 0);
+  double res = 0, an = 0, xn = 0;
+  for (int j = 0; j < nrhs; ++j)
+    for (int i = 0; i < n; ++i) {
+      double s = -b[i + std::size_t(j) * n];
+      for (int k = 0; k < n; ++k) s += a[i + std::size_t(k) * n] * x[k + std::size_t(j) * n];
+      res = std::max(res, std::fabs(s));
+      xn = std::max(xn, std::fabs(x[i + std::size_t(j) * n]));
+    }
+  for (double v : a) an = std::max(an, std::fabs(v));
+  CHECK(res / (n * an * xn * n * std::numeric_limits<double>::epsilon()) < 30);
+
+  // The model: a GPU 100x the CPU's cores together gets nearly all columns, an even match
+  // about half, and d stays in [1, nb].
+  CHECK(calu::model_d(32768, 32768, 128, 16, 15e9, 60e12) == 1);
+  CHECK(std::abs(calu::model_d(32768, 32768, 128, 16, 1e9, 16e9) - 128) <= 2);
+  CHECK(calu::model_d(1000, 1000, 128, 16, 1e12, 1e9) == 8);
+
+  // Calibrated d and the trace of one run.
+  calu::hybrid_options o;
+  o.b = 64, o.trace = true;
+  calu::hybrid_report rep;
+  const outcome r = hybrid(2000, 2000, 2000, random_matrix<double>(2000, 2000, 2000), false, o, &rep);
+  CHECK(r.ratio < 30);
+  CHECK(rep.g1 > 0);
+  CHECK(rep.g2 > 0);
+  CHECK(rep.d >= 1);
+  CHECK(rep.d == rep.model_d);
+  int panels = 0;
+  for (const auto& e : rep.events) panels += std::string(e.what) == "panel";
+  CHECK(panels == rep.nb);
+}
