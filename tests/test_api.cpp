@@ -57,3 +57,74 @@ TEST_CASE("getrs: one factor and its pivots shared by a batch of right-hand side
   shared_factor<tb::dynamic>(5, 37);
   shared_factor<4>(4, 37);
 }
+
+namespace {
+template <class T>
+bool all_poison(const std::vector<T>& v, std::size_t from = 0, std::size_t to = std::size_t(-1)) {
+  for (std::size_t i = from; i < std::min(to, v.size()); ++i)
+    if (!is_poison(v[i])) return false;
+  return true;
+}
+}  // namespace
+
+TEST_CASE("an output that shares memory with an input throws before writing", "[api][aliasing]") {
+  const int n = 6;
+  const index_t count = 5;
+  std::vector<double> buf(std::size_t(n * n * count * 2), poison<double>());
+  std::vector<int> ipiv(std::size_t(n * count), -7), info(std::size_t(count), -7);
+  tb::strided_view<double> A(buf.data(), n, n, count), B(buf.data() + n * n * count, n, n, count);
+  const auto same = [&](auto f) { CHECK_THROWS_WITH(f(), Contains("overlaps")); };
+  // C == A, run-time and fixed sizes; C inside B; C one matrix off A.
+  same([&] { tb::gemm(tb::seq, A, B, A); });
+  same([&] { tb::gemm(tb::seq, B, A, A); });
+  same([&] { tb::gemm(tb::seq, tb::fixed_extents<6, 6>(A), tb::fixed_extents<6, 6>(B), tb::fixed_extents<6, 6>(A)); });
+  double* const b0 = buf.data() + n * n * count;
+  same([&] { tb::gemm(tb::seq, tb::strided_view<double>(buf.data(), n, n, 1), tb::strided_view<double>(b0, n, n, 1),
+                      tb::strided_view<double>(b0 + 3, n, n, 1)); });
+  same([&] { tb::gemm(tb::seq, tb::strided_view<double>(buf.data(), n, n, 2), tb::strided_view<double>(b0, n, n, 2),
+                      tb::strided_view<double>(buf.data() + n * n, n, n, 2)); });
+  same([&] { tb::trsm(tb::seq, tb::left, tb::lower, tb::no_trans, tb::unit, 1.0, A, A); });
+  same([&] { tb::getrs(tb::seq, tb::no_trans, A, ipiv, A); });
+  same([&] { tb::potrs(tb::seq, tb::lower, A, A); });
+  same([&] { tb::inverse(tb::seq, A, A, info); });
+  // Two outputs: gesv's B inside A's memory (n = 4 over the first matrix).
+  tb::strided_view<double> A4(buf.data(), 4, 4, 1), B4(buf.data() + 2, 4, 1, 1);
+  same([&] { tb::gesv(tb::seq, A4, ipiv, B4, info); });
+  same([&] { tb::posv(tb::seq, tb::lower, A4, B4, info); });
+  // A shared input (stride 0) inside the output's range.
+  same([&] { tb::gemm(tb::seq, tb::strided_view<const double>(buf.data() + n * n * 2, n, n, count, n, 0), B, A); });
+  // Through pointer arrays: matrix k against matrix k.
+  std::vector<double*> pa(count), pb(count);
+  for (index_t k = 0; k < count; ++k) pa[k] = A[k].data, pb[k] = B[k].data;
+  tb::pointer_view<double> PA(pa.data(), n, n, count), PB(pb.data(), n, n, count);
+  same([&] { tb::gemm(tb::seq, PA, PB, PA); });
+  same([&] { tb::gemm(tb::seq, A, PB, PA); });
+  CHECK(all_poison(buf));
+  CHECK(std::all_of(info.begin(), info.end(), [](int i) { return i == -7; }));
+  // Disjoint neighbours and interleaved batches with equal strides pass.
+  std::vector<double> two(std::size_t(2 * n * n * count), 1.0);
+  tb::strided_view<double> X(two.data(), n, n, count, n, 2 * n * n), Y(two.data() + n * n, n, n, count, n, 2 * n * n);
+  CHECK_NOTHROW(tb::gemm(tb::seq, X, X, Y));
+  CHECK_NOTHROW(tb::gemm(tb::seq, A, A, B));
+}
+
+TEST_CASE("overlapping matrices of an output given by pointers throw before writing", "[api][aliasing]") {
+  const int n = 3;
+  std::vector<double> buf(std::size_t(n * n * 4), poison<double>());
+  std::vector<double> in(std::size_t(n * n * 4), 1.0);
+  std::vector<int> info(4, -7), ipiv(std::size_t(4 * n), -7);
+  std::vector<double*> same(4, buf.data()), shifted{buf.data() + 3 * n * n, buf.data() + 2, buf.data() + n * n, buf.data()};
+  std::vector<const double*> pin{in.data(), in.data() + 9, in.data() + 18, in.data() + 27};
+  tb::pointer_view<const double> I(pin.data(), n, n, 4);
+  for (auto* p : {&same, &shifted}) {
+    tb::pointer_view<double> C(p->data(), n, n, 4);
+    CHECK_THROWS_WITH(tb::gemm(tb::seq, I, I, C), Contains("C: two of its matrices overlap"));
+    CHECK_THROWS_WITH(tb::getrf(tb::seq, C, ipiv, info), Contains("overlap"));
+    CHECK_THROWS_WITH(tb::potrf(tb::seq, tb::lower, C, info), Contains("overlap"));
+    CHECK_THROWS_WITH(tb::inverse(tb::seq, I, C, info), Contains("overlap"));
+  }
+  CHECK(all_poison(buf));
+  // Distinct matrices in any order pass.
+  std::vector<double*> perm{buf.data() + 27, buf.data() + 9, buf.data() + 18, buf.data()};
+  CHECK_NOTHROW(tb::gemm(tb::seq, I, I, tb::pointer_view<double>(perm.data(), n, n, 4)));
+}

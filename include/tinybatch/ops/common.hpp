@@ -3,10 +3,13 @@
 // matrix is touched.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <initializer_list>
 #include <span>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "../core/enums.hpp"
 #include "../core/error.hpp"
@@ -211,6 +214,113 @@ pivot_view check_pivots(const char* routine, pivot_view p, const V& a, bool shar
     mn = s.rows() < s.cols() ? s.rows() : s.cols();
   }
   return check_pivot_facts(routine, p, a.count(), V::uniform, mn, shared_ok);
+}
+
+// ---- Overlap between arguments -------------------------------------------------------------
+// A matrix occupies the addresses from its first element to its last ((cols - 1) ld + rows
+// elements): two matrices overlap when those ranges intersect, even where one's elements lie
+// only in the other's gaps between columns (such layouts are refused, not mis-computed).
+
+/// Where a strided view's matrices lie: the byte address of matrix 0, the byte stride, the
+/// count and each matrix's byte extent.
+struct span_facts {
+  std::uintptr_t base;
+  index_t count, stride, bytes;
+};
+inline index_t matrix_bytes(int rows, int cols, int ld, std::size_t elem) {
+  return rows <= 0 || cols <= 0 ? 0 : (index_t(cols - 1) * ld + rows) * index_t(elem);
+}
+template <class V>
+span_facts span_of(const V& v) {
+  const auto s = v.shape();
+  constexpr std::size_t e = sizeof(typename V::value_type);
+  return {reinterpret_cast<std::uintptr_t>(v.data()), v.count(), v.stride() * index_t(e),
+          matrix_bytes(s.rows(), s.cols(), s.ld, e)};
+}
+inline bool boxes_overlap(std::uintptr_t x, index_t xb, std::uintptr_t y, index_t yb) {
+  return xb > 0 && yb > 0 && x < y + std::uintptr_t(yb) && y < x + std::uintptr_t(xb);
+}
+/// Whether some matrix of x overlaps some matrix of y: exact where the strides are equal or
+/// one side is a single matrix (count 1 or stride 0); otherwise whether the two views' whole
+/// address ranges intersect. Compiled once.
+inline bool strided_overlap(span_facts x, span_facts y) {
+  if (x.count == 0 || y.count == 0 || x.bytes == 0 || y.bytes == 0) return false;
+  if (x.stride == 0) x.count = 1;
+  if (y.stride == 0) y.count = 1;
+  if (x.count == 1 && y.count == 1) return boxes_overlap(x.base, x.bytes, y.base, y.bytes);
+  if (x.count == 1) x.stride = y.stride;
+  if (y.count == 1) y.stride = x.stride;
+  if (x.stride != y.stride)
+    return boxes_overlap(x.base, (x.count - 1) * x.stride + x.bytes, y.base, (y.count - 1) * y.stride + y.bytes);
+  // Matrix k of x and matrix j = k + q of y overlap iff -x.bytes < d + q s < y.bytes.
+  const long long s = x.stride, d = (long long)(y.base) - (long long)(x.base);
+  const long long lo = -x.bytes - d;  // need q s > lo: the smallest such q
+  long long q = (lo >= 0 ? lo / s : -((-lo + s - 1) / s)) + 1;  // floor(lo / s) + 1
+  if (q < -(x.count - 1)) q = -(x.count - 1);
+  return q <= y.count - 1 && q * s < y.bytes - d;
+}
+inline void overlap_failed(const char* routine, const char* x, const char* y, index_t k) {
+  require(false, routine, [&] {
+    return std::string(x) + " overlaps " + y + (k < 0 ? std::string() : " (matrix " + std::to_string(k) + ")") +
+           ": an output may share memory with no other argument";
+  });
+}
+/// Output x must not overlap y (an input or another output). Strided views: all pairs of
+/// matrices, O(1). Pointer arrays and variable-size batches (host policies only: device-side
+/// arrays cannot be read here): matrix k against matrix k only.
+template <class Policy, class VX, class VY>
+void check_disjoint(const char* routine, const Policy&, const char* xn, const VX& x, const char* yn, const VY& y) {
+  if constexpr (has_stride<VX> && has_stride<VY>) {
+    if (strided_overlap(span_of(x), span_of(y))) overlap_failed(routine, xn, yn, -1);
+  } else if constexpr (is_host_policy<std::remove_cvref_t<Policy>>::value) {
+    constexpr std::size_t e = sizeof(typename VX::value_type);
+    const index_t count = x.count() < y.count() ? x.count() : y.count();
+    for (index_t k = 0; k < count; ++k) {
+      const auto a = x[k];
+      const auto b = y[k];
+      if (boxes_overlap(reinterpret_cast<std::uintptr_t>(a.data), matrix_bytes(a.rows(), a.cols(), a.ld, e),
+                        reinterpret_cast<std::uintptr_t>(b.data), matrix_bytes(b.rows(), b.cols(), b.ld, e)))
+        overlap_failed(routine, xn, yn, k);
+    }
+  }
+}
+
+/// The matrices of one output given by pointers must not overlap each other: one pass where
+/// they ascend in memory (the usual case), otherwise a sorted copy of their address ranges.
+struct matrix_box {
+  std::uintptr_t begin, end;
+};
+inline void check_boxes_disjoint(const char* routine, const char* name, std::vector<matrix_box>& boxes) {
+  std::sort(boxes.begin(), boxes.end(), [](const matrix_box& a, const matrix_box& b) { return a.begin < b.begin; });
+  for (std::size_t k = 1; k < boxes.size(); ++k)
+    require(boxes[k].begin >= boxes[k - 1].end, routine, [&] {
+      return std::string(name) + ": two of its matrices overlap (pointer array; outputs may not overlap)";
+    });
+}
+template <class Policy, class V>
+void check_distinct_outputs(const char* routine, const Policy&, const char* name, const V& v) {
+  if constexpr (!has_stride<V> && is_host_policy<std::remove_cvref_t<Policy>>::value) {
+    constexpr std::size_t e = sizeof(typename V::value_type);
+    const auto box = [&](index_t k) {
+      const auto m = v[k];
+      const auto p = reinterpret_cast<std::uintptr_t>(m.data);
+      return matrix_box{p, p + std::uintptr_t(matrix_bytes(m.rows(), m.cols(), m.ld, e))};
+    };
+    std::uintptr_t end = 0;
+    index_t k = 0;
+    for (; k < v.count(); ++k) {
+      const matrix_box b = box(k);
+      if (b.end == b.begin) continue;
+      if (b.begin < end) break;
+      end = b.end;
+    }
+    if (k == v.count()) return;
+    std::vector<matrix_box> boxes;
+    boxes.reserve(std::size_t(v.count()));
+    for (k = 0; k < v.count(); ++k)
+      if (const matrix_box b = box(k); b.end != b.begin) boxes.push_back(b);
+    check_boxes_disjoint(routine, name, boxes);
+  }
 }
 
 template <class A, class B>

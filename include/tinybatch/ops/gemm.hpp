@@ -44,6 +44,10 @@ void gemm(Policy&& policy, OA ta, OB tb, std::type_identity_t<detail::scalar_of<
         return nullptr;
       },
       a, b, c);
+  // C may share memory with neither A nor B (with run-time sizes C = A gave wrong results).
+  detail::check_distinct_outputs(routine, policy, "C", c);
+  detail::check_disjoint(routine, policy, "C", c, "A", a);
+  detail::check_disjoint(routine, policy, "C", c, "B", b);
   if (c.count() == 0) return;
   detail::backend_t<Policy>::gemm(policy, oa, ob, alpha, a, b, beta, c);
 }

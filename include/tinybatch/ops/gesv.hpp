@@ -21,6 +21,9 @@ void gesv(Policy&& policy, XA&& A, pivot_view ipiv, XB&& B, std::span<int> info)
   ipiv = detail::check_pivots(routine, ipiv, a);
   detail::check_matrices(
       routine, policy, [](const auto& ma, const auto& mb) { return detail::solve_dims(ma, mb); }, a, b);
+  detail::check_distinct_outputs(routine, policy, "A", a);
+  detail::check_distinct_outputs(routine, policy, "B", b);
+  detail::check_disjoint(routine, policy, "B", b, "A", a);
   if (a.count() == 0) return;
   detail::backend_t<Policy>::getrf(policy, a, ipiv, info.data());
   detail::backend_t<Policy>::getrs(policy, op::no_trans, a, ipiv, b, info.data());

@@ -15,6 +15,8 @@ void getrs_checked(const char* routine, Policy& policy, op ta, const VA& a, pivo
   ipiv = check_pivots(routine, ipiv, a, true);  // read only: stride 0 shares one factor's pivots
   check_matrices(routine, policy, [](const auto& ma, const auto& mb) { return solve_dims(ma, mb); },
                  a, b);
+  check_distinct_outputs(routine, policy, "B", b);
+  check_disjoint(routine, policy, "B", b, "A", a);
   if (b.count() == 0) return;
   backend_t<Policy>::getrs(policy, ta, a, ipiv, b, info_in);
 }

@@ -33,6 +33,9 @@ void inverse(Policy&& policy, XA&& A, XX&& X, std::span<int> info) {
         return nullptr;
       },
       a, x);
+  // Out of place on both layouts (getri inverts in place).
+  detail::check_distinct_outputs(routine, policy, "X", x);
+  detail::check_disjoint(routine, policy, "X", x, "A", a);
   if (a.count() == 0) return;
   detail::backend_t<Policy>::inverse(policy, a, x, info.data());
 }

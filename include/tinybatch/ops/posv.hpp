@@ -21,6 +21,9 @@ void posv(Policy&& policy, U ul, XA&& A, XB&& B, std::span<int> info) {
   detail::check_info(routine, info, a.count());
   detail::check_matrices(
       routine, policy, [](const auto& ma, const auto& mb) { return detail::solve_dims(ma, mb); }, a, b);
+  detail::check_distinct_outputs(routine, policy, "A", a);
+  detail::check_distinct_outputs(routine, policy, "B", b);
+  detail::check_disjoint(routine, policy, "B", b, "A", a);
   if (a.count() == 0) return;
   detail::backend_t<Policy>::potrf(policy, uplo(ul), a, info.data());
   detail::backend_t<Policy>::potrs(policy, uplo(ul), a, b, info.data());

@@ -12,6 +12,7 @@ void potrf_checked(Policy& policy, uplo ul, const VA& a, std::span<int> info, in
   check_view(routine, "A", a, true);
   check_info(routine, info, a.count());
   check_matrices(routine, policy, [](const auto& m) { return square_dims(m); }, a);
+  check_distinct_outputs(routine, policy, "A", a);
   require(max_n >= -1, routine, [&] { return "max_n " + std::to_string(max_n) + " is negative"; });
   if (a.count() == 0) return;
   backend_t<Policy>::potrf(policy, ul, a, info.data(), max_n);

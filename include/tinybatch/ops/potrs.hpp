@@ -14,6 +14,8 @@ void potrs_checked(const char* routine, Policy& policy, uplo ul, const VA& a, co
   check_count(routine, "A", a.count(), b.count());
   check_matrices(routine, policy, [](const auto& ma, const auto& mb) { return solve_dims(ma, mb); },
                  a, b);
+  check_distinct_outputs(routine, policy, "B", b);
+  check_disjoint(routine, policy, "B", b, "A", a);
   if (b.count() == 0) return;
   backend_t<Policy>::potrs(policy, ul, a, b, info_in);
 }

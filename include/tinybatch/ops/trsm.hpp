@@ -37,6 +37,8 @@ void trsm(Policy&& policy, S sd, U ul, O ta, D dg,
         return nullptr;
       },
       a, b);
+  detail::check_distinct_outputs(routine, policy, "B", b);
+  detail::check_disjoint(routine, policy, "B", b, "A", a);
   if (b.count() == 0) return;
   detail::backend_t<Policy>::trsm(policy, s, uplo(ul), op(ta), diag(dg), alpha, a, b);
 }
