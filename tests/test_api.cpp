@@ -128,3 +128,23 @@ TEST_CASE("overlapping matrices of an output given by pointers throw before writ
   std::vector<double*> perm{buf.data() + 27, buf.data() + 9, buf.data() + 18, buf.data()};
   CHECK_NOTHROW(tb::gemm(tb::seq, I, I, tb::pointer_view<double>(perm.data(), n, n, 4)));
 }
+
+TEST_CASE("views over a known buffer check its size; ld and stride by name", "[api][views]") {
+  std::vector<double> buf(100 * 36);
+  // The mistake: (p, count, 36) meant stride 36 but is ld 36 (stride 216).
+  CHECK_THROWS_WITH((tb::strided_view<double, 6, 6>(buf, 100, {.ld = 36})),
+                    Contains("need 21570 elements; the buffer has 3600"));
+  const tb::strided_view<double, 6, 6> v(buf, 100, {.stride = 36});
+  CHECK((v.ld() == 6 && v.stride() == 36 && v.count() == 100));
+  const tb::strided_view<double, 6, 6> packed(buf, 100);
+  CHECK(packed.stride() == 36);
+  CHECK_THROWS_WITH((tb::strided_view<double, 6, 6>(buf, 101)), Contains("the buffer has 3600"));
+  CHECK_THROWS_WITH((tb::strided_view<double>(std::span<double>(buf).first(35), 6, 6, 1)), Contains("need 36"));
+  CHECK_THROWS_WITH((tb::strided_view<double>(buf, 6, 6, 2, {.ld = 5})), Contains("leading dimension 5"));
+  const tb::strided_view<const double> c(buf, 6, 6, 50, {.ld = 8, .stride = 60});
+  CHECK((c.ld() == 8 && c.stride() == 60));
+  Eigen::MatrixXd e(6, 6 * 10);
+  const tb::strided_view<double, 6, 6> ev(std::span<double>(e.data(), std::size_t(e.size())), 10);
+  CHECK(ev[9].data == e.data() + 9 * 36);
+  CHECK_NOTHROW(tb::strided_view<double, 6, 6>(buf, 0, {.ld = 36}));
+}

@@ -10,12 +10,44 @@
 #pragma once
 
 #include <concepts>
+#include <span>
+#include <string>
 #include <type_traits>
 
 #include "config.hpp"
+#include "error.hpp"
 #include "matrix_ref.hpp"
 
 namespace tinybatch {
+
+/// Leading dimension and stride by name, for the views that know their buffer:
+/// `strided_view<double, 6, 6>(buf, count, {.stride = 40})`; -1 = packed (ld = rows,
+/// stride = ld * cols).
+struct strides {
+  int ld = -1;
+  index_t stride = -1;
+};
+
+namespace detail {
+/// A view over a known buffer: its last element must lie inside it. Compiled once.
+inline void check_buffer(const char* routine, std::size_t size, int rows, int cols, index_t count, int ld,
+                         index_t stride) {
+  require(rows >= 0 && cols >= 0 && count >= 0, routine, [&] {
+    return "negative size: " + std::to_string(rows) + " x " + std::to_string(cols) + ", count " + std::to_string(count);
+  });
+  require(ld >= (rows > 1 ? rows : 1) && stride >= 0, routine, [&] {
+    return "leading dimension " + std::to_string(ld) + " < rows " + std::to_string(rows) + " or stride " +
+           std::to_string(stride) + " < 0";
+  });
+  if (count == 0 || rows == 0 || cols == 0) return;
+  const index_t need = (count - 1) * stride + index_t(cols - 1) * ld + rows;
+  require(index_t(size) >= need, routine, [&] {
+    return std::to_string(count) + " matrices of " + std::to_string(rows) + " x " + std::to_string(cols) +
+           " with ld " + std::to_string(ld) + " and stride " + std::to_string(stride) + " need " +
+           std::to_string(need) + " elements; the buffer has " + std::to_string(size);
+  });
+}
+}  // namespace detail
 
 template <class T, int M = dynamic, int N = dynamic>
 class strided_view : detail::extents<M, N> {
@@ -43,6 +75,20 @@ class strided_view : detail::extents<M, N> {
     requires(M == dynamic || N == dynamic)
       : ext(m, n), data_(data), count_(count), ld_(ld < 0 ? (m > 0 ? m : 1) : ld),
         stride_(stride < 0 ? index_t(ld_) * n : stride) {}
+
+  /// Over a buffer that knows its size (std::vector, std::span, std::array; an Eigen object
+  /// as std::span(x.data(), x.size())), ld and stride by name: throws invalid_argument where
+  /// the last matrix would end past the buffer.
+  strided_view(std::span<T> buf, index_t count, strides s = {})
+    requires(M != dynamic && N != dynamic)
+      : strided_view(buf.data(), count, s.ld < 0 ? (M > 0 ? M : 1) : s.ld, s.stride) {
+    detail::check_buffer("strided_view", buf.size(), M, N, count_, ld_, stride_);
+  }
+  strided_view(std::span<T> buf, int m, int n, index_t count, strides s = {})
+    requires(M == dynamic || N == dynamic)
+      : strided_view(buf.data(), m, n, count, s.ld, s.stride) {
+    detail::check_buffer("strided_view", buf.size(), m, n, count_, ld_, stride_);
+  }
 
   TINYBATCH_HD constexpr T* data() const { return data_; }
   TINYBATCH_HD constexpr index_t count() const { return count_; }
