@@ -148,3 +148,16 @@ TEST_CASE("views over a known buffer check its size; ld and stride by name", "[a
   CHECK(ev[9].data == e.data() + 9 * 36);
   CHECK_NOTHROW(tb::strided_view<double, 6, 6>(buf, 0, {.ld = 36}));
 }
+
+TEST_CASE("the run-time knobs have public names", "[api][tuning]") {
+  namespace tn = tb::tuning;
+  const long before = tn::parallel_min_bytes_set().load();
+  tn::parallel_min_bytes_set() = 0;
+  CHECK(tb::detail::simd::tuning::parallel_min_bytes(2) == 0);
+  tn::parallel_min_bytes_set() = before;
+  const std::size_t stream = tn::streaming_min_bytes().load();
+  CHECK(stream > 0);
+  tn::limit_isa(tn::isa::none);
+  CHECK(tn::active_isa() == tn::isa::none);
+  tn::limit_isa(tn::isa::avx512);
+}

@@ -13,6 +13,7 @@
 #include "core/matrix_ref.hpp"
 #include "core/pivots.hpp"
 #include "core/views.hpp"
+#include "core/tuning.hpp"
 #include "core/vbatch.hpp"
 #include "policy.hpp"
 
