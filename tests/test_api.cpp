@@ -161,3 +161,25 @@ TEST_CASE("the run-time knobs have public names", "[api][tuning]") {
   CHECK(tn::active_isa() == tn::isa::none);
   tn::limit_isa(tn::isa::avx512);
 }
+
+TEST_CASE("variable-size batches: empty is a no-op; a pivot stride must hold every matrix's pivots", "[api][vbatch]") {
+  std::vector<double*> ptrs;
+  std::vector<int> m, n, ld, ipiv, info;
+  tb::vbatch_view<double> E(ptrs.data(), m.data(), n.data(), ld.data(), 0);
+  CHECK_NOTHROW(tb::getrf(tb::seq, E, ipiv, info));
+  CHECK_NOTHROW(tb::getrs(tb::seq, tb::no_trans, E, ipiv, E));
+  CHECK_NOTHROW(tb::gesv(tb::seq, E, ipiv, E, info));
+  CHECK_NOTHROW(tb::getri(tb::seq, E, ipiv, info));
+  tb::vbatch<double> V({2, 4, 3}, {2, 4, 3});
+  for (index_t k = 0; k < V.count(); ++k)
+    for (int i = 0; i < V[k].rows(); ++i) V[k](i, i) = 2;
+  std::vector<int> piv(12, -7), inf(3, -7);
+  CHECK_THROWS_WITH(tb::getrf(tb::seq, V, tb::pivot_view(piv.data(), 12, 3), inf),
+                    Contains("ipiv stride 3 smaller than min(m, n) = 4 of matrix 1"));
+  CHECK_THROWS_WITH(tb::getrf(tb::seq, V, piv, inf), Contains("explicit stride"));
+  CHECK(std::all_of(piv.begin(), piv.end(), [](int p) { return p == -7; }));
+  CHECK(std::all_of(inf.begin(), inf.end(), [](int p) { return p == -7; }));
+  tb::getrf(tb::seq, V, tb::pivot_view(piv.data(), 12, 4), inf);
+  CHECK((inf == std::vector<int>{0, 0, 0}));
+  CHECK((piv[0] == 1 && piv[4] == 1 && piv[8] == 1 && piv[10] == 3 && piv[11] == -7));
+}

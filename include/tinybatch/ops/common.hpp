@@ -178,6 +178,7 @@ inline void check_info(const char* routine, std::span<const int> info, index_t c
 /// check_view_facts.
 inline pivot_view check_pivot_facts(const char* routine, pivot_view p, index_t count, bool uniform, index_t mn,
                                     bool shared_ok = false) {
+  if (count == 0) return p;  // nothing read or written (an empty variable-size batch included)
   if (p.is_pointer_array()) {
     require(count == 0 || p.pointers() != nullptr, routine, "null ipiv pointer array");
     require(p.size() >= count, routine, [&] {
@@ -197,7 +198,8 @@ inline pivot_view check_pivot_facts(const char* routine, pivot_view p, index_t c
     });
   } else {
     require(p.stride() >= 0, routine,
-            "a variable-size batch needs ipiv as a pointer array or with an explicit stride");
+            "a variable-size batch needs ipiv as a pointer array or with an explicit stride (at least the "
+            "largest min(m_k, n_k)); a plain int range has no packed layout for variable sizes");
     require(count == 0 || p.size() >= count * p.stride(), routine, [&] {
       return "ipiv has " + std::to_string(p.size()) + " entries; " + std::to_string(count) +
              " matrices at stride " + std::to_string(p.stride()) + " need " + std::to_string(count * p.stride());
@@ -320,6 +322,24 @@ void check_distinct_outputs(const char* routine, const Policy&, const char* name
     for (k = 0; k < v.count(); ++k)
       if (const matrix_box b = box(k); b.end != b.begin) boxes.push_back(b);
     check_boxes_disjoint(routine, name, boxes);
+  }
+}
+
+/// Variable-size batches with a pivot buffer: its stride must hold every matrix's min(m_k, n_k)
+/// pivots (host policies: device-side size arrays cannot be read here).
+template <class Policy, class V>
+void check_pivot_room(const char* routine, const Policy&, const pivot_view& p, const V& a) {
+  if constexpr (!V::uniform && is_host_policy<std::remove_cvref_t<Policy>>::value) {
+    if (p.is_pointer_array()) return;
+    for (index_t k = 0; k < a.count(); ++k) {
+      const auto m = a[k];
+      const index_t mn = m.rows() < m.cols() ? m.rows() : m.cols();
+      if (mn > p.stride())
+        require(false, routine, [&] {
+          return "ipiv stride " + std::to_string(p.stride()) + " smaller than min(m, n) = " + std::to_string(mn) +
+                 " of matrix " + std::to_string(k);
+        });
+    }
   }
 }
 

@@ -19,6 +19,7 @@ void gesv(Policy&& policy, XA&& A, pivot_view ipiv, XB&& B, std::span<int> info)
   detail::check_count(routine, "B", b.count(), a.count());
   detail::check_info(routine, info, a.count());
   ipiv = detail::check_pivots(routine, ipiv, a);
+  detail::check_pivot_room(routine, policy, ipiv, a);
   detail::check_matrices(
       routine, policy, [](const auto& ma, const auto& mb) { return detail::solve_dims(ma, mb); }, a, b);
   detail::check_distinct_outputs(routine, policy, "A", a);

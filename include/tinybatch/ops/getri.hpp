@@ -14,6 +14,7 @@ void getri(Policy&& policy, XA&& A, pivot_view ipiv, std::span<int> info) {
   detail::check_view(routine, "A", a, true);
   detail::check_info(routine, info, a.count());
   ipiv = detail::check_pivots(routine, ipiv, a);
+  detail::check_pivot_room(routine, policy, ipiv, a);
   detail::check_matrices(routine, policy, [](const auto& m) { return detail::square_dims(m); }, a);
   detail::check_distinct_outputs(routine, policy, "A", a);
   if (a.count() == 0) return;

@@ -13,6 +13,7 @@ void getrs_checked(const char* routine, Policy& policy, op ta, const VA& a, pivo
   check_view(routine, "B", b, true);
   check_count(routine, "A", a.count(), b.count());
   ipiv = check_pivots(routine, ipiv, a, true);  // read only: stride 0 shares one factor's pivots
+  check_pivot_room(routine, policy, ipiv, a);
   check_matrices(routine, policy, [](const auto& ma, const auto& mb) { return solve_dims(ma, mb); },
                  a, b);
   check_distinct_outputs(routine, policy, "B", b);
