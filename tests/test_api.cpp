@@ -183,3 +183,17 @@ TEST_CASE("variable-size batches: empty is a no-op; a pivot stride must hold eve
   CHECK((inf == std::vector<int>{0, 0, 0}));
   CHECK((piv[0] == 1 && piv[4] == 1 && piv[8] == 1 && piv[10] == 3 && piv[11] == -7));
 }
+
+TEST_CASE("compact layout: an output sharing an argument's storage throws before writing", "[api][aliasing][compact]") {
+  tb::compact_batch<double, 3, 3> A(10), B(10);
+  std::vector<int> info(10, -7), ipiv(30, -7);
+  std::fill(A.data(), A.data() + 2 * 8 * 9, poison<double>());
+  CHECK_THROWS_WITH(tb::gemm(tb::seq, tb::no_trans, tb::no_trans, 1.0, A, B, 0.0, A), Contains("C overlaps A"));
+  CHECK_THROWS_WITH(tb::gemm(tb::seq, tb::no_trans, tb::no_trans, 1.0, B, A, 0.0, A), Contains("C overlaps B"));
+  CHECK_THROWS_WITH(tb::inverse(tb::seq, A, A, info), Contains("X overlaps A"));
+  CHECK_THROWS_WITH(tb::getrs(tb::seq, tb::no_trans, A, ipiv, A), Contains("B overlaps A"));
+  CHECK_THROWS_WITH(tb::potrs(tb::seq, tb::lower, A, A), Contains("B overlaps A"));
+  CHECK_THROWS_WITH(tb::trsm(tb::seq, tb::left, tb::lower, tb::no_trans, tb::unit, 1.0, A, A), Contains("B overlaps A"));
+  CHECK(std::all_of(A.data(), A.data() + 2 * 8 * 9, [](double x) { return is_poison(x); }));
+  CHECK(std::all_of(info.begin(), info.end(), [](int i) { return i == -7; }));
+}

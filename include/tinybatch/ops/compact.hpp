@@ -35,6 +35,20 @@ template <class C>
 void check_compact(const char* routine, const char* name, const C& c) {
   check_compact_facts(routine, name, c.count(), c.data());
 }
+/// An output's whole groups may not overlap another argument's (compact batches interleave
+/// G matrices, so any overlap of storage is an overlap of matrices).
+template <class C>
+index_t compact_bytes(const C& c) {
+  using T = std::remove_const_t<typename C::value_type>;
+  constexpr index_t g = compact_width<T>;
+  return (c.count() + g - 1) / g * g * C::static_rows * C::static_cols * index_t(sizeof(T));
+}
+template <class CX, class CY>
+void check_compact_disjoint(const char* routine, const char* xn, const CX& x, const char* yn, const CY& y) {
+  if (boxes_overlap(reinterpret_cast<std::uintptr_t>(x.data()), compact_bytes(x),
+                    reinterpret_cast<std::uintptr_t>(y.data()), compact_bytes(y)))
+    overlap_failed(routine, xn, yn, -1);
+}
 
 template <class T, int M, int N>
 compact_view<const T, M, N> as_const(const compact_view<T, M, N>& v) {
@@ -131,6 +145,7 @@ void getrs(Policy&& policy, O ta, XA&& A, pivot_view ipiv, XB&& B) {
   detail::check_compact(routine, "B", b);
   detail::check_count(routine, "B", b.count(), a.count());
   ipiv = detail::check_pivots(routine, ipiv, a);
+  detail::check_compact_disjoint(routine, "B", b, "A", a);
   if (b.count() == 0) return;
   detail::compact::backend::getrs(policy, op(ta), detail::as_const(a), ipiv, b);
 }
@@ -164,6 +179,7 @@ void potrs(Policy&& policy, U ul, XA&& A, XB&& B) {
   detail::check_compact(routine, "A", a);
   detail::check_compact(routine, "B", b);
   detail::check_count(routine, "B", b.count(), a.count());
+  detail::check_compact_disjoint(routine, "B", b, "A", a);
   if (b.count() == 0) return;
   detail::compact::backend::potrs(policy, uplo(ul), detail::as_const(a), b);
 }
@@ -189,6 +205,7 @@ void trsm(Policy&& policy, S sd, U ul, O ta, D dg,
            " (A " + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) + ", B " +
            std::to_string(b.rows()) + " x " + std::to_string(b.cols()) + ")";
   });
+  detail::check_compact_disjoint(routine, "B", b, "A", a);
   if (b.count() == 0) return;
   detail::compact::backend::trsm(policy, s, uplo(ul), op(ta), diag(dg), alpha, detail::as_const(a), b);
 }
@@ -223,6 +240,8 @@ void gemm(Policy&& policy, OA ta, OB tb, std::type_identity_t<typename compact_t
   detail::require(ar == c.rows(), routine, [&] { return sizes("rows of op(A) differ from rows of C"); });
   detail::require(ac == br, routine, [&] { return sizes("cols of op(A) differ from rows of op(B)"); });
   detail::require(bc == c.cols(), routine, [&] { return sizes("cols of op(B) differ from cols of C"); });
+  detail::check_compact_disjoint(routine, "C", c, "A", a);
+  detail::check_compact_disjoint(routine, "C", c, "B", b);
   if (c.count() == 0) return;
   detail::compact::backend::gemm(policy, oa, ob, alpha, detail::as_const(a), detail::as_const(b), beta, c);
 }
@@ -244,7 +263,7 @@ void inverse(Policy&& policy, XA&& A, XX&& X, std::span<int> info) {
   detail::check_compact(routine, "X", x);
   detail::check_count(routine, "X", x.count(), a.count());
   detail::check_info(routine, info, a.count());
-  detail::require(a.data() != x.data() || a.count() == 0, routine, "X must not be A (out of place)");
+  detail::check_compact_disjoint(routine, "X", x, "A", a);  // out of place, as on the ordinary layout
   if (a.count() == 0) return;
   detail::compact::backend::inverse(policy, detail::as_const(a), x, info.data());
 }
