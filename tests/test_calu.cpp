@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <tinybatch/tasks/calu.hpp>
+#include <tinybatch/tasks/hybrid.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -484,4 +485,91 @@ TEST_CASE("calu::getrf rejects bad arguments", "[calu]") {
   CHECK_THROWS_AS(calu::getrf(10, 10, a.data(), 10, nullptr), tinybatch::invalid_argument);
   CHECK_THROWS_AS(calu::getrs('X', 10, 1, a.data(), 10, ipiv.data(), a.data(), 10), tinybatch::invalid_argument);
   CHECK(calu::getrf(0, 0, (double*)nullptr, 1, nullptr) == 0);
+}
+
+// ---- the hybrid schedule (hybrid.hpp) on an emulated device ----------------------------
+// The schedule calu_cuda.cuh runs on a GPU, here with host threads as the device's queues
+// (calu_emulated_device.hpp) and random delays in them: the columns' travels, offsets and
+// event order are checked where there is no GPU (the CUDA device itself: tests/cuda).
+
+#include "calu_emulated_device.hpp"
+
+TEMPLATE_TEST_CASE("the hybrid schedule on an emulated device: backward error, pivots, info", "[calu][hybrid]",
+                   float, double) {
+  using T = TestType;
+  struct shape { int m, n, b; };
+  const shape shapes[] = {{1, 1, 4}, {64, 64, 16}, {150, 150, 16}, {203, 203, 32}, {1200, 96, 16}, {700, 129, 32}};
+  int run = 0;
+  for (const shape& s : shapes) {
+    const int nb = (s.n + s.b - 1) / s.b;
+    for (int d : {1, 2, 3, nb}) {
+      if (d > nb) continue;
+      for (bool on_device : {false, true})
+        for (bool lookahead : {true, false}) {
+          if (!lookahead && d != 2) continue;
+          ++run;
+          INFO("m " << s.m << " n " << s.n << " b " << s.b << " d " << d << (on_device ? " device" : " host")
+                    << " lookahead " << lookahead);
+          const matrix<T> a = random_matrix<T>(s.m, s.n, 2);
+          matrix<T> lu = a;
+          std::vector<int> ipiv(std::size_t(s.n) + 1, -7777);
+          calu::hybrid_options o;
+          o.b = s.b, o.row_blocks = 3, o.threads = 2, o.lookahead = lookahead;
+          const int info = tinybatch_tests::emulated_hybrid_getrf(s.m, s.n, lu.data(), lu.ld, ipiv.data(), o, d,
+                                                                  on_device, 200, seed() + run);
+          CHECK(ipiv.back() == -7777);
+          ipiv.pop_back();
+          CHECK(info == 0);
+          CHECK(pivots_valid(ipiv, s.m));
+          CHECK(lu.padding_intact());
+          const double ratio = pivots_valid(ipiv, s.m) ? lu_ratio(a, lu, ipiv) : 1e300;
+          INFO("ratio " << ratio);
+          CHECK(ratio < 30);
+        }
+    }
+  }
+  // Singular: a zero column in a panel on the CPU and in one that starts on the device.
+  for (int c : {3, 70}) {
+    matrix<T> a = random_matrix<T>(100, 100);
+    for (int i = 0; i < 100; ++i) a(i, c) = T(0);
+    std::vector<int> ipiv(100);
+    calu::hybrid_options o;
+    o.b = 16, o.threads = 2;
+    matrix<T> lu = a;
+    const int info = tinybatch_tests::emulated_hybrid_getrf(100, 100, lu.data(), lu.ld, ipiv.data(), o, 2, c == 70, 100,
+                                                            seed() + 1000 + c);
+    CHECK(info == c + 1);
+    CHECK(lu_ratio(a, lu, ipiv) < 30);
+  }
+}
+
+TEST_CASE("the hybrid schedule's trace and the d model", "[calu][hybrid]") {
+  const matrix<double> a = random_matrix<double>(300, 300);
+  matrix<double> lu = a;
+  std::vector<int> ipiv(300);
+  calu::hybrid_options o;
+  o.b = 32, o.threads = 2, o.trace = true;
+  calu::hybrid_report rep;
+  CHECK(tinybatch_tests::emulated_hybrid_getrf(300, 300, lu.data(), lu.ld, ipiv.data(), o, 3, false, 50, seed(), &rep) ==
+        0);
+  CHECK(lu_ratio(a, lu, ipiv) < 30);
+  int panels = 0, updates = 0, gpu = 0;
+  for (const auto& e : rep.events) {
+    panels += std::string(e.what) == "panel";
+    updates += std::string(e.what) == "update";
+    gpu += std::string(e.what) == "gpu_update";
+    CHECK(e.t1 >= e.t0);
+  }
+  CHECK(rep.nb == 10);
+  CHECK(panels == 10);
+  CHECK(gpu == 10 - 3);  // the device updates at the steps where it holds columns
+  // CPU updates: step K updates the CPU's columns K + 1 .. min(K + d, nb) - 1.
+  int want = 0;
+  for (int K = 0; K < 10; ++K) want += std::max(0, std::min(K + 3, 10) - (K + 1));
+  CHECK(updates == want);
+  // The model: a device 100x the cores together gets nearly all columns, an even match about
+  // half, a slow device none; d stays in [1, nb].
+  CHECK(calu::model_d(32768, 32768, 128, 16, 15e9, 60e12) == 1);
+  CHECK(std::abs(calu::model_d(32768, 32768, 128, 16, 1e9, 16e9) - 128) <= 2);
+  CHECK(calu::model_d(1000, 1000, 128, 16, 1e12, 1e9) == 8);
 }
