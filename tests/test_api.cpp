@@ -127,6 +127,28 @@ TEST_CASE("overlapping matrices of an output given by pointers throw before writ
   // Distinct matrices in any order pass.
   std::vector<double*> perm{buf.data() + 27, buf.data() + 9, buf.data() + 18, buf.data()};
   CHECK_NOTHROW(tb::gemm(tb::seq, I, I, tb::pointer_view<double>(perm.data(), n, n, 4)));
+  // Neighbouring buckets (starts 8 elements apart, extent 9), and starts spread far apart
+  // (the sorted path), overlapping and not.
+  std::vector<double> big(1000, poison<double>());
+  for (const auto& [p, bad] : std::vector<std::pair<std::vector<double*>, bool>>{
+           {{big.data() + 27, big.data() + 8, big.data() + 18, big.data()}, true},
+           {{big.data() + 900, big.data() + 8, big.data() + 18, big.data()}, true},
+           {{big.data() + 900, big.data() + 9, big.data() + 18, big.data()}, false}}) {
+    tb::pointer_view<double> C(p.data(), n, n, 4);
+    if (bad)
+      CHECK_THROWS_WITH(tb::gemm(tb::seq, I, I, C), Contains("C: two of its matrices overlap"));
+    else
+      CHECK_NOTHROW(tb::gemm(tb::seq, I, I, C));
+  }
+  // Variable sizes (extents differ: the sorted path).
+  std::vector<int> vm{3, 2, 3, 1}, vld{3, 2, 3, 1};
+  std::vector<const double*> vin{in.data(), in.data() + 9, in.data() + 18, in.data() + 27};
+  std::vector<double*> vout{big.data() + 100, big.data() + 50, big.data() + 4, big.data() + 12};
+  std::fill(big.begin(), big.end(), poison<double>());
+  tb::vbatch_view<const double> VI(vin.data(), vm.data(), vm.data(), vld.data(), 4);
+  tb::vbatch_view<double> VO(vout.data(), vm.data(), vm.data(), vld.data(), 4);
+  CHECK_THROWS_WITH(tb::gemm(tb::seq, VI, VI, VO), Contains("C: two of its matrices overlap"));
+  CHECK(all_poison(big));
 }
 
 TEST_CASE("views over a known buffer check its size; ld and stride by name", "[api][views]") {

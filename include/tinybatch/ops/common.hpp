@@ -288,16 +288,41 @@ void check_disjoint(const char* routine, const Policy&, const char* xn, const VX
 }
 
 /// The matrices of one output given by pointers must not overlap each other: one pass where
-/// they ascend in memory (the usual case), otherwise a sorted copy of their address ranges.
+/// they ascend in memory (the usual case); otherwise, where all have the same extent b and
+/// their starts span at most 4 b per matrix, buckets of b bytes (two starts in one bucket
+/// overlap, and only neighbouring buckets can); otherwise a sorted copy of their ranges.
 struct matrix_box {
   std::uintptr_t begin, end;
 };
+inline void boxes_overlap_failed(const char* routine, const char* name) {
+  require(false, routine, [&] {
+    return std::string(name) + ": two of its matrices overlap (pointer array; outputs may not overlap)";
+  });
+}
 inline void check_boxes_disjoint(const char* routine, const char* name, std::vector<matrix_box>& boxes) {
-  std::sort(boxes.begin(), boxes.end(), [](const matrix_box& a, const matrix_box& b) { return a.begin < b.begin; });
+  if (boxes.empty()) return;
+  const std::uintptr_t b = boxes[0].end - boxes[0].begin;
+  std::uintptr_t lo = boxes[0].begin, hi = lo;
+  bool same = true;
+  for (const matrix_box& x : boxes) {
+    same = same && x.end - x.begin == b;
+    lo = x.begin < lo ? x.begin : lo;
+    hi = x.begin > hi ? x.begin : hi;
+  }
+  if (same && (hi - lo) / b < 4 * std::uintptr_t(boxes.size())) {
+    std::vector<std::uintptr_t> start(std::size_t((hi - lo) / b + 2), 0);  // begin - lo + 1, 0: empty
+    for (const matrix_box& x : boxes) {
+      std::uintptr_t& s = start[std::size_t((x.begin - lo) / b)];
+      if (s != 0) boxes_overlap_failed(routine, name);
+      s = x.begin - lo + 1;
+    }
+    for (std::size_t q = 0; q + 1 < start.size(); ++q)
+      if (start[q] != 0 && start[q + 1] != 0 && start[q + 1] < start[q] + b) boxes_overlap_failed(routine, name);
+    return;
+  }
+  std::sort(boxes.begin(), boxes.end(), [](const matrix_box& x, const matrix_box& y) { return x.begin < y.begin; });
   for (std::size_t k = 1; k < boxes.size(); ++k)
-    require(boxes[k].begin >= boxes[k - 1].end, routine, [&] {
-      return std::string(name) + ": two of its matrices overlap (pointer array; outputs may not overlap)";
-    });
+    if (boxes[k].begin < boxes[k - 1].end) boxes_overlap_failed(routine, name);
 }
 template <class Policy, class V>
 void check_distinct_outputs(const char* routine, const Policy&, const char* name, const V& v) {
