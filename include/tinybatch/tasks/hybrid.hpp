@@ -210,7 +210,9 @@ int hybrid_schedule(Dev& dev, int m, int n, T* host_a, int lda, T* dA, long long
       const double s = now();
       dev.bind_thread();
       const int k0 = K * b, jb = std::min(b, mn - k0), next = K + d;
-      dev.copy_to_device(in, dcol(K), ldda, slot(K), m, m, width(K));
+      // Only the rows the CPU changed: from the first panel it applied to this column on.
+      const int r0 = std::max(0, (K - d + 1) * b);
+      dev.copy_to_device(in, dcol(K) + r0, ldda, slot(K) + r0, m, m - r0, width(K));
       dev.copy_ints_to_device(in, ipiv_d + k0, ipiv_h + k0, jb);
       dev.record(panel_on_device[K], in);
       if (next < nb) {
@@ -228,7 +230,9 @@ int hybrid_schedule(Dev& dev, int m, int n, T* host_a, int lda, T* dA, long long
         device_update(c0, width(next));  // the column the CPU needs next, first
         dev.record(column_ready[next], comp);
         dev.wait(out, column_ready[next]);
-        dev.copy_to_host(out, slot(next), m, dcol(next), ldda, m, width(next));
+        // Rows above the next panel are final (U): the CPU neither reads nor changes them.
+        const int r1 = k0 + b;
+        dev.copy_to_host(out, slot(next) + r1, m, dcol(next) + r1, ldda, m - r1, width(next));
         dev.record(column_on_cpu[next], out);
         if (next + 1 < nb) device_update(c0 + b, n - c0 - b);
         if (opt.trace) dev.record(upd1[K], comp);
