@@ -3,7 +3,7 @@
 // includes this file) it adds tinybatch's hybrid CALU (calu::hybrid_getrf, matrix on the
 // GPU) with a sweep of d, and cuSOLVER dgetrf (matrix on the GPU).
 //
-//   bench_calu [--square=4096,8192] [--tall=100000x1024,...] [--methods=calu,lapacke,hybrid,cusolver]
+//   bench_calu [--square=4096,8192] [--tall=100000x1024,...] [--methods=calu,lapacke,panel,hybrid,cusolver]
 //              [--b=128,256] [--d=model,1,2,4] [--reps=2] [--threads=16] [--row-blocks=0]
 //              [--csv=out.csv] [--trace=trace.csv] [--no-check] [--max-cpu-n=16384]
 //
@@ -13,7 +13,8 @@
 // with the factors (calu::getrs), x the solution of a random y. Output: a table on stdout
 // and a CSV (--csv) with device, CPU, date and commit. --trace writes the hybrid's per-task
 // intervals (CPU panels, updates, sends, waits; GPU updates) of its first shape at the
-// first d of the sweep, for plot_calu.py --trace.
+// first d of the sweep, for plot_calu.py --trace. --methods=panel times one m x b panel:
+// TSLU on the threads, and OpenBLAS dgetrf of it (the CPU's panel rate, the hybrid's bound).
 #include <tinybatch/tasks/calu.hpp>
 #if defined(__CUDACC__)
 #include <cusolverDn.h>
@@ -259,6 +260,34 @@ int main(int argc, char** argv) {
           }
           r.gflops = flops / r.seconds * 1e-9;
           emit(r);
+        }
+      }
+      else if (method == "panel") {
+        // One panel, m x b: TSLU on the task graph's threads (the CPU's part of the hybrid at
+        // d = 1) and OpenBLAS's dgetrf of the same panel on all threads. The rate is the
+        // panel's LU flops, m b^2 - b^3 / 3.
+        for (int b : c.bs) {
+          const int bb = int(std::min<long>(b ? b : calu::default_block(int(m), int(n)), n));  // the shape's buffers
+          const int rb = c.row_blocks ? c.row_blocks : threads;
+          for (const char* which : {"panel_tslu", "panel_gepp"}) {
+            row r{which, m, bb, bb, 0, 0, rb, 1e30, 0, 0, 0, "one m x b panel"};
+            for (int rep = 0; rep <= c.reps; ++rep) {
+              copy_parallel(work.get(), a0.get(), std::size_t(m) * bb);
+              const double t0 = now();
+              if (which[6] == 't') {
+                calu::detail::blas_single_threaded one;
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+                r.info = calu::detail::tslu(int(m), bb, work.get(), int(m), ipiv.data(), rb);
+              } else {
+                r.info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, int(m), bb, work.get(), int(m), ipiv.data());
+              }
+              const double dt = now() - t0;
+              if (rep > 0) r.seconds = std::min(r.seconds, dt);
+            }
+            r.gflops = lu_flops(m, bb) / r.seconds * 1e-9;
+            emit(r);
+          }
         }
       }
 #if defined(__CUDACC__)

@@ -8,8 +8,9 @@
 # together (each step has its own timeout, a failing or late step does not stop the next):
 #   1 hybrid (model's d, matrix on the GPU) and cuSOLVER dgetrf on every shape, one trace
 #   2 the hybrid's d sweep (and b 128 / 256) on 16384^2 and 100000 x 1024
-#   3 CPU-only: tinybatch CALU and OpenBLAS dgetrf on 16 cores, tall-skinny shapes then
-#     square ones up to 16384 (b 128 / 256)
+#   3 CPU-only: one m x b panel (TSLU against OpenBLAS dgetrf of it: the CPU's panel rate),
+#     tinybatch CALU and OpenBLAS dgetrf on 16 cores, tall-skinny shapes then square ones up
+#     to 16384 (b 128 / 256)
 #   4 MKL dgetrf on the CPU cores through torch, if python3 has torch (mkl_getrf.py)
 #   5 the plots (plot_calu.py, if matplotlib is there)
 # Output in $OUT (or ./device-logs): build.log, test_calu.log, test_cuda_calu.log,
@@ -61,7 +62,7 @@ step() {  # name, then the benchmark's arguments
 }
 step 1-shapes --square=$square --tall=$tall --methods=hybrid,cusolver --d=model --reps=1 --trace="$out/trace.csv"
 step 2-sweep --square=16384 --tall=100000x1024 --methods=hybrid --b=128,256 --d=model,1,2,4,8 --reps=1 --no-check
-step 3-cpu-tall --tall=$tall --methods=calu,lapacke --b=128,256 --reps=1
+step 3-cpu-tall --tall=$tall --methods=panel,calu,lapacke --b=128,256 --reps=1
 step 3-cpu-square --square=4096,8192,16384 --methods=calu,lapacke --b=128,256 --reps=1
 
 if python3 -c 'import torch' >/dev/null 2>&1; then

@@ -72,15 +72,25 @@ struct candidates {
 /// Partial-pivoting LU of the panel's `rows` (gathered into a copy), the first min(count, jb)
 /// rows in the order the LU chose them.
 template <class T>
-candidates tournament_node(const T* a, int lda, int jb, std::vector<int> rows) {
+candidates tournament_node(const T* a, int lda, int jb, std::vector<int> rows, bool contiguous) {
   const int c = int(rows.size());
-  std::vector<T> w(std::size_t(c) * jb);
-  for (int j = 0; j < jb; ++j)
-    for (int i = 0; i < c; ++i) w[i + std::size_t(j) * c] = a[rows[i] + std::size_t(j) * lda];
+  // One buffer per thread, kept between panels: fresh memory costs a page fault per 4 KiB
+  // at first touch (on a VM that made the gather 4x slower than the LU it feeds).
+  thread_local std::vector<T> buffer;
+  if (buffer.size() < std::size_t(c) * jb) buffer.resize(std::size_t(c) * jb);
+  T* w = buffer.data();
+  for (int j = 0; j < jb; ++j) {
+    const T* src = a + std::size_t(j) * lda;
+    T* dst = w + std::size_t(j) * c;
+    if (contiguous && c > 0)  // a leaf: one range of rows
+      std::copy(src + rows[0], src + rows[0] + c, dst);
+    else
+      for (int i = 0; i < c; ++i) dst[i] = src[rows[i]];
+  }
   const int k = std::min(c, jb);
   std::vector<int> piv(std::max(k, 1));
   candidates out;
-  out.info = lapack<T>::getrf(c, jb, w.data(), std::max(c, 1), piv.data());
+  out.info = lapack<T>::getrf(c, jb, w, std::max(c, 1), piv.data());
   for (int i = 0; i < k; ++i) std::swap(rows[i], rows[piv[i] - 1]);
   rows.resize(k);
   out.rows = std::move(rows);
@@ -106,7 +116,7 @@ int tslu(int mp, int jb, T* a, int lda, int* ipiv, int row_blocks) {
       const int r0 = int((long long)mp * i / leaves), r1 = int((long long)mp * (i + 1) / leaves);
       std::vector<int> rows(r1 - r0);
       std::iota(rows.begin(), rows.end(), r0);
-      node[i] = tournament_node(a, lda, jb, std::move(rows));
+      node[i] = tournament_node(a, lda, jb, std::move(rows), true);
     }
   }
 #pragma omp taskwait
@@ -117,7 +127,7 @@ int tslu(int mp, int jb, T* a, int lda, int* ipiv, int row_blocks) {
       {
         std::vector<int> rows = std::move(node[i].rows);
         rows.insert(rows.end(), node[i + step].rows.begin(), node[i + step].rows.end());
-        node[i] = tournament_node(a, lda, jb, std::move(rows));
+        node[i] = tournament_node(a, lda, jb, std::move(rows), false);
       }
     }
 #pragma omp taskwait
@@ -129,7 +139,8 @@ int tslu(int mp, int jb, T* a, int lda, int* ipiv, int row_blocks) {
 
   // The chosen rows as interchanges: row i swaps with wherever chosen row i is by then.
   const std::vector<int>& sel = node[0].rows;
-  std::vector<int> where(mp), at(mp);
+  thread_local std::vector<int> where, at;  // kept between panels, as the node buffers
+  where.resize(mp), at.resize(mp);
   std::iota(where.begin(), where.end(), 0);
   std::iota(at.begin(), at.end(), 0);
   for (int i = 0; i < jb; ++i) {
