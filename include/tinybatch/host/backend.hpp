@@ -5,6 +5,7 @@
 // Everything else runs the reference, matrix by matrix.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #if defined(_OPENMP)
@@ -16,6 +17,8 @@
 #include "../reference/blas.hpp"
 #include "../reference/cholesky.hpp"
 #include "../reference/lu.hpp"
+#include "../core/dispatch.hpp"
+#include "blocked/cholesky.hpp"
 #include "simd/dispatch.hpp"
 
 namespace tinybatch::detail {
@@ -60,6 +63,65 @@ struct scratch {
   }
 };
 
+template <class P>
+inline constexpr bool reference_kernels = std::is_same_v<typename P::kernels, kernels::reference>;
+
+/// f(k) for the listed matrices, spread over the team with a dynamic schedule (the matrices
+/// of a variable-size batch differ in cost; the list is sorted largest first).
+template <class Policy, class F>
+void for_each_listed(const Policy& policy, const std::vector<index_t>& list, F&& f) {
+  const index_t count = index_t(list.size());
+  if constexpr (std::is_same_v<Policy, parallel_policy<typename Policy::kernels>>) {
+#if defined(_OPENMP)
+    const int threads = team_size(policy);
+    if (threads > 1 && count > 1) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+      for (index_t i = 0; i < count; ++i) f(list[std::size_t(i)]);
+      return;
+    }
+#endif
+  }
+  (void)policy;
+  for (index_t i = 0; i < count; ++i) f(list[std::size_t(i)]);
+}
+
+/// A variable-size batch by order: matrices of order 1..32 with a common leading dimension
+/// go together through the fixed-size kernels (a pointer-array view each group), larger ones
+/// one by one through the blocked Cholesky, largest first.
+template <class P, class T, class Small, class Large>
+void by_order(const P& p, const vbatch_view<T>& A, int* info, Small&& small, Large&& large) {
+  const index_t count = A.count();
+  const int* n = A.rows_array();
+  const int* ld = A.ld_array();
+  std::vector<index_t> order(static_cast<std::size_t>(count));
+  for (index_t k = 0; k < count; ++k) order[std::size_t(k)] = k;
+  // By (order, ld), largest order first: runs of one order and ld are the groups.
+  std::sort(order.begin(), order.end(), [&](index_t a, index_t b) {
+    return n[a] != n[b] ? n[a] > n[b] : ld[a] != ld[b] ? ld[a] < ld[b] : a < b;
+  });
+  std::size_t i = 0;
+  std::vector<index_t> big;
+  while (i < order.size() && n[order[i]] > max_fixed_size) big.push_back(order[i++]);
+  large(big);
+  std::vector<T*> ptrs;
+  std::vector<int> sub;
+  while (i < order.size()) {
+    std::size_t e = i;
+    const int nk = n[order[i]], lk = ld[order[i]];
+    while (e < order.size() && n[order[e]] == nk && ld[order[e]] == lk) ++e;
+    if (nk == 0) {
+      for (std::size_t q = i; q < e; ++q) info[order[q]] = 0;
+    } else {
+      ptrs.clear();
+      for (std::size_t q = i; q < e; ++q) ptrs.push_back(A.pointers()[order[q]]);
+      sub.assign(e - i, 0);
+      small(nk, lk, ptrs, sub);
+      for (std::size_t q = i; q < e; ++q) info[order[q]] = sub[q - i];
+    }
+    i = e;
+  }
+}
+
 struct host_backend {
   template <class P, class T, class VA, class VB, class VC>
   static void gemm(const P& p0, op ta, op tb, T alpha, const VA& A, const VB& B, T beta, const VC& C) {
@@ -80,6 +142,34 @@ struct host_backend {
     (void)max_n;
     const auto& p = fit_threads(p0, simd::tuning::op::potrf, A.count(), matrix_bytes(A));
     if (simd::potrf(p, u, A, info)) return;
+    using T = typename VA::value_type;
+    if constexpr (!reference_kernels<P>) {
+      if constexpr (!VA::uniform) {
+        // Variable sizes: groups of one order through the fixed-size kernels, n > 32 blocked.
+        by_order(p, A, info,
+                 [&](int nk, int lk, const std::vector<T*>& ptrs, std::vector<int>& sub) {
+                   dispatch_size(nk, [&](auto N) {
+                     constexpr int n = decltype(N)::value;
+                     if constexpr (n != dynamic)
+                       potrf(p, u, pointer_view<T, n, n>(ptrs.data(), index_t(ptrs.size()), lk), sub.data());
+                   });
+                 },
+                 [&](const std::vector<index_t>& big) {
+                   for_each_listed(p, big, [&](index_t k) {
+                     info[k] = host::blocked::available ? host::blocked::potrf(u, A[k]) : reference::potrf(u, A[k]);
+                   });
+                 });
+        return;
+      } else if constexpr (host::blocked::available && (VA::static_rows == dynamic || VA::static_rows > max_fixed_size)) {
+        if (A.shape().rows() > max_fixed_size) {
+          for_each_matrix(p, A.count(), [&](index_t k) {
+            const auto a = A[k];
+            info[k] = host::blocked::potrf(u, matrix_ref<T>(a.data, a.ld, a.rows(), a.cols()));
+          });
+          return;
+        }
+      }
+    }
     for_each_matrix(p, A.count(), [&](index_t k) { info[k] = reference::potrf(u, A[k]); });
   }
 
@@ -87,6 +177,23 @@ struct host_backend {
   static void potrs(const P& p0, uplo u, const VA& A, const VB& B, const int* info) {
     const auto& p = fit_threads(p0, simd::tuning::op::potrs, B.count(), matrix_bytes(A, B));
     if (simd::potrs(p, u, A, B, info)) return;
+    if constexpr (!reference_kernels<P> && host::blocked::available) {
+      // Orders beyond the SIMD kernels: two BLAS triangular solves per matrix.
+      using T = typename VB::value_type;
+      for_each_matrix(p, B.count(), [&](index_t k) {
+        if (info && info[k] != 0) return;
+        const auto a = A[k];
+        if (a.rows() > max_fixed_size)
+          {
+          const auto b = B[k];
+          host::blocked::potrs(u, matrix_ref<const T>(a.data, a.ld, a.rows(), a.cols()),
+                               matrix_ref<T>(b.data, b.ld, b.rows(), b.cols()));
+        }
+        else
+          reference::potrs(u, a, B[k]);
+      });
+      return;
+    }
     for_each_matrix(p, B.count(), [&](index_t k) {
       if (!info || info[k] == 0) reference::potrs(u, A[k], B[k]);
     });
