@@ -120,6 +120,19 @@ TEMPLATE_TEST_CASE("calu::hybrid_getrf: backward error on host and device matric
   }
 }
 
+TEST_CASE("calu::hybrid_getrf with a workspace kept between calls", "[calu][hybrid]") {
+  // The second and third calls reuse the first one's buffers and events (another size too).
+  calu::cuda_device<double> ws;
+  for (int n : {400, 400, 250}) {
+    INFO("n " << n);
+    const std::vector<double> a = random_matrix<double>(n, n, n);
+    std::vector<double> lu = a;
+    std::vector<int> ipiv(n, -7777);
+    CHECK(calu::hybrid_getrf(n, n, lu.data(), n, ipiv.data(), hopts(32, 2), nullptr, &ws) == 0);
+    CHECK(lu_ratio(n, n, a, lu, n, ipiv) < 30);
+  }
+}
+
 TEST_CASE("calu::hybrid_getrf: singular matrices give getrf's info", "[calu][hybrid]") {
   for (int c : {0, 37, 130, 299}) {
     INFO("zero column " << c);

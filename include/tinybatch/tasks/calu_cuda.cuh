@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -87,8 +88,12 @@ inline cublasStatus_t gemm_minus(cublasHandle_t h, int m, int n, int k, const fl
 
 }  // namespace cuda_detail
 
-/// The CUDA device of hybrid_schedule (its interface: hybrid.hpp). Owns its streams, cuBLAS
-/// handle, events and allocations; destroys them whatever happens.
+/// The CUDA device of hybrid_schedule (its interface: hybrid.hpp): three streams, a cuBLAS
+/// handle, events and allocations. Kept between calls (hybrid_getrf's last argument) it is
+/// a workspace: begin() hands its pinned and device blocks and its events out again, so a
+/// second factorization of the same size allocates nothing (pinning 1 GiB of host memory
+/// takes longer than the LU of a 400000 x 512 matrix on the GPU). One factorization at a
+/// time per object. Everything is released by the destructor, whatever happened.
 template <class T>
 class cuda_device {
  public:
@@ -105,35 +110,48 @@ class cuda_device {
   ~cuda_device() {  // nothing to report to from a destructor
     for (cudaStream_t s : q_)
       if (s) (void)cudaStreamSynchronize(s);
-    for (cudaEvent_t e : events_) (void)cudaEventDestroy(e);
+    for (cudaEvent_t e : events_[0]) (void)cudaEventDestroy(e);
+    for (cudaEvent_t e : events_[1]) (void)cudaEventDestroy(e);
     if (blas_) (void)cublasDestroy(blas_);
     for (cudaStream_t s : q_)
       if (s) (void)cudaStreamDestroy(s);
-    for (void* p : pinned_) (void)cudaFreeHost(p);
-    for (void* p : device_) (void)cudaFree(p);
+    for (block& b : pinned_) (void)cudaFreeHost(b.p);
+    for (block& b : device_) (void)cudaFree(b.p);
   }
 
-  event make_event(bool timing) {
-    cudaEvent_t e = nullptr;
-    TINYBATCH_CUDA_CHECK(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
-    events_.push_back(e);
-    return e;
+  /// A new factorization: every block and event may be handed out again.
+  void begin() {
+    for (block& b : pinned_) b.used = false;
+    for (block& b : device_) b.used = false;
+    next_event_[0] = next_event_[1] = 0;
   }
-  T* pinned(std::size_t count) { return static_cast<T*>(pinned_bytes(sizeof(T) * count)); }
-  int* pinned_ints(std::size_t count) { return static_cast<int*>(pinned_bytes(sizeof(int) * count)); }
-  T* device(std::size_t count) { return static_cast<T*>(device_bytes(sizeof(T) * count)); }
-  int* device_ints(std::size_t count) { return static_cast<int*>(device_bytes(sizeof(int) * count)); }
+  event make_event(bool timing) {
+    std::vector<cudaEvent_t>& pool = events_[timing];
+    std::size_t& next = next_event_[timing];
+    if (next == pool.size()) {
+      cudaEvent_t e = nullptr;
+      TINYBATCH_CUDA_CHECK(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
+      pool.push_back(e);
+    }
+    return pool[next++];
+  }
+  T* pinned(std::size_t count) { return static_cast<T*>(take(pinned_, sizeof(T) * count, true)); }
+  int* pinned_ints(std::size_t count) { return static_cast<int*>(take(pinned_, sizeof(int) * count, true)); }
+  T* device(std::size_t count) { return static_cast<T*>(take(device_, sizeof(T) * count, false)); }
+  int* device_ints(std::size_t count) { return static_cast<int*>(take(device_, sizeof(int) * count, false)); }
 
   void copy_to_device(int q, T* d, long long ldd, const T* h, long long ldh, int rows, int cols) {
-    TINYBATCH_CUDA_CHECK(cudaMemcpy2DAsync(d, sizeof(T) * ldd, h, sizeof(T) * ldh, sizeof(T) * rows, cols,
-                                           cudaMemcpyHostToDevice, q_[q]));
+    if (rows > 0 && cols > 0)
+      TINYBATCH_CUDA_CHECK(cudaMemcpy2DAsync(d, sizeof(T) * ldd, h, sizeof(T) * ldh, sizeof(T) * rows, cols,
+                                             cudaMemcpyHostToDevice, q_[q]));
   }
   void copy_to_host(int q, T* h, long long ldh, const T* d, long long ldd, int rows, int cols) {
-    TINYBATCH_CUDA_CHECK(cudaMemcpy2DAsync(h, sizeof(T) * ldh, d, sizeof(T) * ldd, sizeof(T) * rows, cols,
-                                           cudaMemcpyDeviceToHost, q_[q]));
+    if (rows > 0 && cols > 0)
+      TINYBATCH_CUDA_CHECK(cudaMemcpy2DAsync(h, sizeof(T) * ldh, d, sizeof(T) * ldd, sizeof(T) * rows, cols,
+                                             cudaMemcpyDeviceToHost, q_[q]));
   }
   void copy_ints_to_device(int q, int* d, const int* h, int count) {
-    TINYBATCH_CUDA_CHECK(cudaMemcpyAsync(d, h, sizeof(int) * count, cudaMemcpyHostToDevice, q_[q]));
+    if (count > 0) TINYBATCH_CUDA_CHECK(cudaMemcpyAsync(d, h, sizeof(int) * count, cudaMemcpyHostToDevice, q_[q]));
   }
   void record(event e, int q) { TINYBATCH_CUDA_CHECK(cudaEventRecord(e, q_[q])); }
   void wait(int q, event e) { TINYBATCH_CUDA_CHECK(cudaStreamWaitEvent(q_[q], e, 0)); }
@@ -152,7 +170,7 @@ class cuda_device {
     tinybatch::cuda::check_launch("calu left_swaps_kernel");
   }
   void trsm(int q, int m, int n, const T* a, long long lda, T* b, long long ldb) {
-    (void)q;  // the handle is bound to the update stream
+    (void)q;  // the handle is bound to the update stream, the only one that computes
     if (m > 0 && n > 0) TINYBATCH_CUDA_CHECK(cuda_detail::trsm(blas_, m, n, a, int(lda), b, int(ldb)));
   }
   void gemm_minus(int q, int m, int n, int k, const T* a, long long lda, const T* b, long long ldb, T* c,
@@ -168,23 +186,35 @@ class cuda_device {
   }
 
  private:
-  void* pinned_bytes(std::size_t bytes) {
-    void* p = nullptr;
-    TINYBATCH_CUDA_CHECK(cudaMallocHost(&p, std::max<std::size_t>(bytes, 1)));
-    pinned_.push_back(p);
-    return p;
-  }
-  void* device_bytes(std::size_t bytes) {
-    void* p = nullptr;
-    TINYBATCH_CUDA_CHECK(cudaMalloc(&p, std::max<std::size_t>(bytes, 1)));
-    device_.push_back(p);
-    return p;
+  struct block {
+    void* p;
+    std::size_t bytes;
+    bool used;
+  };
+  /// The smallest free block that fits, or a new one.
+  void* take(std::vector<block>& pool, std::size_t bytes, bool pinned) {
+    bytes = std::max<std::size_t>(bytes, 1);
+    block* best = nullptr;
+    for (block& b : pool)
+      if (!b.used && b.bytes >= bytes && (!best || b.bytes < best->bytes)) best = &b;
+    if (!best) {
+      void* p = nullptr;
+      if (pinned)
+        TINYBATCH_CUDA_CHECK(cudaMallocHost(&p, bytes));
+      else
+        TINYBATCH_CUDA_CHECK(cudaMalloc(&p, bytes));
+      pool.push_back({p, bytes, false});
+      best = &pool.back();
+    }
+    best->used = true;
+    return best->p;
   }
   int device_id_ = 0;
   cudaStream_t q_[3] = {nullptr, nullptr, nullptr};
   cublasHandle_t blas_ = nullptr;
-  std::vector<cudaEvent_t> events_;
-  std::vector<void*> pinned_, device_;
+  std::vector<cudaEvent_t> events_[2];
+  std::size_t next_event_[2] = {0, 0};
+  std::vector<block> pinned_, device_;
 };
 
 namespace cuda_detail {
@@ -227,11 +257,13 @@ void calibrate(int b, double& g1, double& g2) {
 /// leading dimension lda, in place. `a` may be a host or a device pointer (the result is
 /// where the matrix was); ipiv (min(m, n) entries, host) and info as calu::getrf's. Uses the
 /// current device. d: opt.d, or the model's from opt.g1 / opt.g2 (measured where 0).
+/// workspace: a cuda_device kept between calls (its buffers are reused), or null (one is
+/// made for this call).
 /// Throws tinybatch::invalid_argument on bad arguments, tinybatch::cuda_error naming the
 /// call on a CUDA or cuBLAS failure.
 template <class T>
 int hybrid_getrf(int m, int n, T* a, int lda, int* ipiv, const hybrid_options& opt = {},
-                 hybrid_report* report = nullptr) {
+                 hybrid_report* report = nullptr, cuda_device<T>* workspace = nullptr) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "calu::hybrid_getrf: float or double");
   detail::check_getrf("calu::hybrid_getrf", m, n, a, lda, ipiv, opt);
   tinybatch::detail::require(m >= n, "calu::hybrid_getrf", [&] {
@@ -247,7 +279,10 @@ int hybrid_getrf(int m, int n, T* a, int lda, int* ipiv, const hybrid_options& o
     model = model_d(m, n, p.b, p.threads, g1, g2);
   }
   const int d = opt.d ? opt.d : model;
-  cuda_device<T> dev;
+  std::unique_ptr<cuda_device<T>> own;
+  if (!workspace) own = std::make_unique<cuda_device<T>>();
+  cuda_device<T>& dev = workspace ? *workspace : *own;
+  dev.begin();
   const bool on_device = cuda_detail::is_device_pointer(a);
   const int info = detail::hybrid_schedule(dev, m, n, on_device ? nullptr : a, lda, on_device ? a : nullptr,
                                            lda, ipiv, opt, d, report);
