@@ -131,7 +131,18 @@ double lu_flops(long m, long n) { return double(m) * n * n - double(n) * n * n /
 
 }  // namespace
 
+int run(int argc, char** argv);
+
 int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {  // a CUDA error names its call
+    std::fprintf(stderr, "bench_calu: %s\n", e.what());
+    return 1;
+  }
+}
+
+int run(int argc, char** argv) {
   config c;
   std::vector<shape> square, tall;
   bool shapes_given = false;
