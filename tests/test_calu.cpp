@@ -314,6 +314,17 @@ TEST_CASE("calu::getrf's tournament chooses other pivots than partial pivoting",
     CHECK_FACTOR(r, 4.0);
   }
   CHECK(differ > 0);
+  // The tournament finds the largest entry of the first column whatever the leaves: every
+  // leaf's first candidate is its own largest, and every merge keeps the larger. So U(1, 1)
+  // is max |A(:, 1)| and ipiv[0] its row.
+  for (int k = 0; k < 6; ++k) {
+    const matrix<double> a = random_matrix<double>(500 + 37 * k, 40);
+    const result r = factor(a, opts(8, 2 + k));
+    int arg = 0;
+    for (int i = 1; i < a.m; ++i)
+      if (std::fabs(a(i, 0)) > std::fabs(a(arg, 0))) arg = i;
+    CHECK(r.ipiv[0] == arg + 1);
+  }
   // With one row block the panel is partial pivoting; one panel: exactly LAPACK's getrf.
   const matrix<double> a = random_matrix<double>(150, 40);
   const result r = factor(a, opts(40, 1));
