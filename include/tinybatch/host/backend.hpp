@@ -93,12 +93,26 @@ void by_order(const P& p, const vbatch_view<T>& A, int* info, Small&& small, Lar
   const index_t count = A.count();
   const int* n = A.rows_array();
   const int* ld = A.ld_array();
+  // By order, largest first (a counting sort: orders above 32 in one bucket, sorted
+  // apart), then within one order by ld where they differ: runs of one (order, ld) are the
+  // groups.
+  constexpr int buckets = max_fixed_size + 2;  // orders 0 .. 32, then all larger ones
+  auto bucket = [&](index_t k) { return n[k] > max_fixed_size ? 0 : buckets - 1 - n[k]; };
+  std::size_t start[buckets + 1] = {};
+  for (index_t k = 0; k < count; ++k) ++start[bucket(k) + 1];
+  for (int b = 0; b < buckets; ++b) start[b + 1] += start[b];
   std::vector<index_t> order(static_cast<std::size_t>(count));
-  for (index_t k = 0; k < count; ++k) order[std::size_t(k)] = k;
-  // By (order, ld), largest order first: runs of one order and ld are the groups.
-  std::sort(order.begin(), order.end(), [&](index_t a, index_t b) {
-    return n[a] != n[b] ? n[a] > n[b] : ld[a] != ld[b] ? ld[a] < ld[b] : a < b;
-  });
+  {
+    std::size_t at[buckets];
+    std::copy(start, start + buckets, at);
+    for (index_t k = 0; k < count; ++k) order[at[bucket(k)]++] = k;
+  }
+  std::sort(order.begin(), order.begin() + std::ptrdiff_t(start[1]), [&](index_t a, index_t b) { return n[a] > n[b]; });
+  for (int b = 1; b < buckets; ++b) {
+    const auto b0 = order.begin() + std::ptrdiff_t(start[b]), b1 = order.begin() + std::ptrdiff_t(start[b + 1]);
+    if (b1 - b0 > 1 && std::any_of(b0, b1, [&](index_t k) { return ld[k] != ld[*b0]; }))
+      std::stable_sort(b0, b1, [&](index_t a, index_t c) { return ld[a] < ld[c]; });
+  }
   std::size_t i = 0;
   std::vector<index_t> big;
   while (i < order.size() && n[order[i]] > max_fixed_size) big.push_back(order[i++]);
