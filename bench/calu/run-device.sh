@@ -56,8 +56,8 @@ square=4096,8192,16384,24576,32768
 tall=100000x1024,200000x1024,100000x2048,400000x512
 if [ "${TB_CALU_QUICK:-0}" = 1 ]; then square=8192; tall=100000x1024; fi
 export OMP_NUM_THREADS=$(nproc)
-# OpenMP threads stay on their cores (the panel's leaves and the updates keep their data).
-export OMP_PROC_BIND=close OMP_PLACES=cores
+# No OMP_PROC_BIND: a master thread bound to one core would hand that single core to every
+# thread created after it (OpenBLAS's, the baseline's).
 
 # Each step gets the smaller of its timeout and what is left of the whole run's budget
 # (TB_CALU_BUDGET seconds from the start, default 540: a device call ends at 600).
