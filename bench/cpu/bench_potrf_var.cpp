@@ -3,7 +3,8 @@
 //                      kernels, n > 32 blocked (host/blocked/cholesky.hpp)
 //   tinybatch_groups   the same matrices stored and called as one fixed-size batch per order
 //                      (what a user would do without vbatch_view), the calls back to back
-//   lapacke            LAPACKE_?potrf_work per matrix, an OpenMP loop (OpenBLAS)
+//   lapacke            LAPACKE_?potrf_work per matrix, an OpenMP loop (OpenBLAS, its own
+//                      threads off)
 //
 //   bench_potrf_var [--counts 3000,100000] [--maxes 16,32,64,128,256] [--reps 5] [--csv FILE]
 //
@@ -156,7 +157,9 @@ int main(int argc, char** argv) {
                 }
               }, restore_g));
         }
+        // OpenBLAS's own threads off, as tinybatch's blocked path has them (blas_threads.hpp).
         row("lapacke", best_ms(reps, [&] {
+              const tb::host::blocked::blas_single_threaded one;
 #pragma omp parallel for schedule(dynamic, 16)
               for (std::size_t k = 0; k < n.size(); ++k)
                 info[k] = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n[k], ptrs[k], n[k]);

@@ -169,6 +169,7 @@ struct host_backend {
                    });
                  },
                  [&](const std::vector<index_t>& big) {
+                   const host::blocked::blas_single_threaded one;
                    for_each_listed(p, big, [&](index_t k) {
                      info[k] = host::blocked::available ? host::blocked::potrf(u, A[k]) : reference::potrf(u, A[k]);
                    });
@@ -176,6 +177,7 @@ struct host_backend {
         return;
       } else if constexpr (host::blocked::available && (VA::static_rows == dynamic || VA::static_rows > max_fixed_size)) {
         if (A.shape().rows() > max_fixed_size) {
+          const host::blocked::blas_single_threaded one;
           for_each_matrix(p, A.count(), [&](index_t k) {
             const auto a = A[k];
             info[k] = host::blocked::potrf(u, matrix_ref<T>(a.data, a.ld, a.rows(), a.cols()));
@@ -194,6 +196,7 @@ struct host_backend {
     if constexpr (!reference_kernels<P> && host::blocked::available) {
       // Orders beyond the SIMD kernels: two BLAS triangular solves per matrix.
       using T = typename VB::value_type;
+      const host::blocked::blas_single_threaded one;
       for_each_matrix(p, B.count(), [&](index_t k) {
         if (info && info[k] != 0) return;
         const auto a = A[k];

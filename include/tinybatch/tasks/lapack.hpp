@@ -6,6 +6,8 @@
 #include <cblas.h>
 #include <lapacke.h>
 
+#include "../host/blocked/blas_threads.hpp"
+
 #include <type_traits>
 
 namespace tinybatch::calu::detail {
@@ -60,26 +62,7 @@ struct lapack<float> {
   }
 };
 
-/// OpenBLAS's own threads off while the task graph runs: every task is one core's work, and
-/// a threaded BLAS call inside each of P tasks would start P x P threads. Restored on exit.
-class blas_single_threaded {
- public:
-  blas_single_threaded() {
-#ifdef OPENBLAS_VERSION
-    saved_ = openblas_get_num_threads();
-    openblas_set_num_threads(1);
-#endif
-  }
-  ~blas_single_threaded() {
-#ifdef OPENBLAS_VERSION
-    openblas_set_num_threads(saved_);
-#endif
-  }
-  blas_single_threaded(const blas_single_threaded&) = delete;
-  blas_single_threaded& operator=(const blas_single_threaded&) = delete;
-
- private:
-  int saved_ = 1;
-};
+/// OpenBLAS's own threads off while the task graph runs (host/blocked/blas_threads.hpp).
+using blas_single_threaded = host::blocked::blas_single_threaded;
 
 }  // namespace tinybatch::calu::detail

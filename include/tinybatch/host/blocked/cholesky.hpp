@@ -22,6 +22,7 @@
 #else
 #define TINYBATCH_BLOCKED_CBLAS 0
 #endif
+#include "blas_threads.hpp"
 #if !TINYBATCH_BLOCKED_CBLAS && !defined(TINYBATCH_NO_EIGEN_BLAS) && __has_include(<Eigen/Core>)
 #include <Eigen/Core>
 #define TINYBATCH_BLOCKED_EIGEN 1
