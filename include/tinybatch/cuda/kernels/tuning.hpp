@@ -400,7 +400,8 @@ inline constexpr cholesky_shape cholesky_shapes[] = {{8, 1, 512}, {16, 1, 512}, 
 /// bench_potrf_large on the H200 (bench/results/h200/potrf-large-*.csv, double, 0.5 GiB,
 /// loop-exclusive, ms for IB = 8 | 16 | 32): n = 33 1.30 | 2.15 | 3.82, 64 1.11 | 1.31 |
 /// 1.51, 128 1.60 | 1.80 | 1.62, 256 3.30 | 3.10 | 2.42, 512 9.12 | 7.14 | 4.90, 1024 42.2 |
-/// 25.9 | 16.9. Float not swept yet: the same rule.
+/// 25.9 | 16.9. Float (potrf-large-cce6cfc-s-sweep.csv): the same rule is best except at
+/// n = 64 - 128, where loop-inclusive IB 8 is 1.14 - 1.43x faster (not in the table yet).
 constexpr int cholesky_shape_for(int elem_bytes, int n) {
   (void)elem_bytes;
   return n <= 160 ? 0 : 2;
