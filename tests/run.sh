@@ -26,7 +26,7 @@ echo "== release build (CUDA: auto) =="
 # On a CPU without AVX-512 (that VM) the SIMD tests leave the AVX-512 kernels out in both
 # builds (-Dsimd_test_isas=host): they could not run them, and they were about 40% of their
 # compile time; tests/avx512_compiles.cpp compiles those kernels at a few sizes instead.
-tb_setup build/release --buildtype=release -Doptimization=2 -Dcuda=auto -Dbenchmarks=false \
+tb_setup build/release --buildtype=release -Doptimization=2 -Dcuda=auto -Dtests=true -Dbenchmarks=false \
   -Dexamples=false -Dgpu_test_sizes=$gpu_sizes -Dsimd_test_sizes=split -Dcompact_test_sizes=few \
   -Dgrid_simd=false -Dgrid_sizes=few -Dsimd_test_isas=host
 ninja -C build/release -j"$jobs"
@@ -40,7 +40,7 @@ echo "== AddressSanitizer + UBSan build of the host tests =="
 # out, for time); the compact test n = 2 and 32 with its
 # variants at n = 7 (it stages nothing). The grid tests run the reference path as in the
 # release build, with three compile-time sizes (-Dgrid_sizes=few; every size at run time).
-tb_setup build/asan --buildtype=plain -Doptimization=1 -Dcuda=disabled -Dbenchmarks=false \
+tb_setup build/asan --buildtype=plain -Doptimization=1 -Dcuda=disabled -Dtests=true -Dbenchmarks=false \
   -Dexamples=false -Dsimd_test_sizes=few -Dcompact_test_sizes=ends -Dgrid_simd=false -Dgrid_sizes=few \
   -Dsimd_test_isas=host -Db_sanitize=address,undefined -Db_lundef=false \
   "-Dcpp_args=['-g1', '-fno-sanitize-recover=all', '-fno-omit-frame-pointer']"
