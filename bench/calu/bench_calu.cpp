@@ -1,9 +1,10 @@
 // bench_calu: the large LU, double precision. On the CPU cores: tinybatch's CALU
 // (calu::getrf) and LAPACKE / OpenBLAS dgetrf. Built as bench_calu_gpu by nvcc (bench_calu.cu
 // includes this file) it adds tinybatch's hybrid CALU (calu::hybrid_getrf, matrix on the
-// GPU) with a sweep of d, and cuSOLVER dgetrf (matrix on the GPU).
+// GPU, panels on the CPU) with a sweep of d, hybrid_gpu (the panels on the GPU too), and
+// cuSOLVER dgetrf (matrix on the GPU).
 //
-//   bench_calu [--square=4096,8192] [--tall=100000x1024,...] [--methods=calu,lapacke,panel,hybrid,cusolver]
+//   bench_calu [--square=4096,8192] [--tall=100000x1024,...] [--methods=calu,lapacke,panel,hybrid,hybrid_gpu,cusolver]
 //              [--b=128,256] [--d=model,1,2,4] [--reps=2] [--threads=16] [--row-blocks=0]
 //              [--csv=out.csv] [--trace=trace.csv] [--no-check] [--max-cpu-n=16384]
 //
@@ -302,7 +303,7 @@ int run(int argc, char** argv) {
         }
       }
 #if defined(__CUDACC__)
-      else if (method == "cusolver" || method == "hybrid" || method == "hybrid_host") {
+      else if (method == "cusolver" || method == "hybrid" || method == "hybrid_host" || method == "hybrid_gpu") {
         double *d0 = nullptr, *dw = nullptr;
         TINYBATCH_CUDA_CHECK(cudaMalloc(&d0, sizeof(double) * count));
         TINYBATCH_CUDA_CHECK(cudaMalloc(&dw, sizeof(double) * count));
@@ -340,6 +341,35 @@ int run(int argc, char** argv) {
           emit(r);
           (void)cudaFree(ws), (void)cudaFree(dpiv), (void)cudaFree(dinfo);
           (void)cusolverDnDestroy(h);
+        } else if (method == "hybrid_gpu") {
+          // The panels on the GPU too (panel_location::gpu): no d, no calibration.
+          calu::cuda_device<double> ws;
+          for (int b : c.bs) {
+            calu::hybrid_options o;
+            o.b = b ? b : calu::default_block(int(m), int(n));
+            o.panel = calu::panel_location::gpu;
+            o.trace = true;  // only the host's waits for the tournaments' rows
+            row r{method, m, n, o.b, 0, 0, 0, 1e30, 0, 0, 0, ""};
+            double wait = 0;
+            for (int rep = 0; rep <= c.reps; ++rep) {
+              calu::hybrid_report rep_out;
+              TINYBATCH_CUDA_CHECK(cudaMemcpy(dw, d0, sizeof(double) * count, cudaMemcpyDeviceToDevice));
+              TINYBATCH_CUDA_CHECK(cudaDeviceSynchronize());
+              const double t0 = now();
+              r.info = calu::hybrid_getrf(int(m), int(n), dw, int(m), ipiv.data(), o, &rep_out, &ws);
+              const double dt = now() - t0;
+              if (rep == 0) r.check = fetch();
+              if (rep > 0 && dt < r.seconds) {
+                r.seconds = dt;
+                wait = rep_out.events.empty() ? 0 : rep_out.events[0].t1;
+              }
+            }
+            char note[160];
+            std::snprintf(note, sizeof note, "matrix on the GPU, panels on the GPU, host waits %.4f s", wait);
+            r.note = note;
+            r.gflops = flops / r.seconds * 1e-9;
+            emit(r);
+          }
         } else {
           const bool on_host = method == "hybrid_host";
           // One workspace for the shape: the warm-up run allocates the pinned buffers, the
@@ -350,6 +380,7 @@ int run(int argc, char** argv) {
             // The model's d once per (shape, b): calibrated rates, kept for the sweep.
             calu::hybrid_options probe;
             probe.b = bb, probe.row_blocks = c.row_blocks;
+            probe.panel = calu::panel_location::cpu;  // the seed's schedule
             double g1 = 0, g2 = 0;
             calu::calibrate<double>(bb, g1, g2);
             const int model = calu::model_d(int(m), int(n), bb, threads, g1, g2);

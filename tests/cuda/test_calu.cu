@@ -2,7 +2,8 @@
 // valid LAPACK pivots, info on singular matrices, for the matrix on the host and on the
 // device, square and tall-skinny, sizes not multiples of b, d from 1 (the CPU only factors
 // panels) to all block columns (the GPU only stores), with and without look-ahead; the
-// solve through hybrid_gesv; the d model's range. ipiv prefilled with junk.
+// solve through hybrid_gesv; the d model's range. ipiv prefilled with junk. The same with the
+// panels on the GPU (panel_location::gpu), and there the growth against partial pivoting's.
 #include <catch2/catch.hpp>
 
 #include <tinybatch/tasks/calu_cuda.cuh>
@@ -181,4 +182,105 @@ TEST_CASE("calu::hybrid_gesv solves; the model's d and the trace", "[calu][hybri
   int panels = 0;
   for (const auto& e : rep.events) panels += std::string(e.what) == "panel";
   CHECK(panels == rep.nb);
+}
+
+// ---- The panels on the GPU (panel_location::gpu: TSLU's tournament as batched LUs) -------
+
+namespace {
+
+calu::hybrid_options gpu_panel(int b) {
+  calu::hybrid_options o;
+  o.b = b, o.panel = calu::panel_location::gpu;
+  return o;
+}
+
+/// max |U| / max |A|, the growth of a factorization in place (lu) of a0.
+template <class T>
+double growth(int m, int n, const std::vector<T>& a0, const std::vector<T>& lu, int ld) {
+  double amax = 0, umax = 0;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      amax = std::max(amax, double(std::fabs(a0[i + std::size_t(j) * ld])));
+      if (i <= j) umax = std::max(umax, double(std::fabs(lu[i + std::size_t(j) * ld])));
+    }
+  return umax / amax;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("calu::hybrid_getrf, panels on the GPU: backward error, pivots, padding", "[calu][hybrid][gpu_panel]",
+                   float, double) {
+  using T = TestType;
+  (void)tinybatch_tests::seed();
+  struct shape { int m, n, b; };
+  // Sizes not multiples of b, panels of one leaf, of an odd number of leaves, tall-skinny.
+  const shape shapes[] = {{1, 1, 8},       {100, 100, 16},  {517, 517, 64}, {1000, 1000, 128},
+                          {3001, 257, 64}, {4000, 64, 32}, {20011, 96, 32}, {777, 300, 50}};
+  for (const shape& s : shapes)
+    for (bool dev : {false, true}) {
+      INFO("m " << s.m << " n " << s.n << " b " << s.b << (dev ? " device" : " host"));
+      const int ld = s.m + 2;
+      const std::vector<T> a = random_matrix<T>(s.m, s.n, ld);
+      const outcome o = hybrid(s.m, s.n, ld, a, dev, gpu_panel(s.b));
+      INFO("ratio " << o.ratio);
+      CHECK(o.info == 0);
+      CHECK(o.padding_ok);
+      CHECK(o.ratio < 30);
+    }
+}
+
+TEST_CASE("calu::hybrid_getrf, panels on the GPU: growth within 2x of partial pivoting, other pivots",
+          "[calu][hybrid][gpu_panel]") {
+  (void)tinybatch_tests::seed();
+  calu::cuda_device<double> ws;
+  double g_tslu = 0, g_pp = 0;
+  bool other_pivots = false;
+  const int m = 2048, n = 256, b = 32, trials = 6;
+  for (int t = 0; t < trials; ++t) {
+    const std::vector<double> a = random_matrix<double>(m, n, m);
+    std::vector<double> lu = a, pp = a;
+    std::vector<int> ipiv(n, -7777), ppiv(n);
+    REQUIRE(calu::hybrid_getrf(m, n, lu.data(), m, ipiv.data(), gpu_panel(b), nullptr, &ws) == 0);
+    CHECK(lu_ratio(m, n, a, lu, m, ipiv) < 30);
+    REQUIRE(LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, pp.data(), m, ppiv.data()) == 0);
+    g_tslu += growth(m, n, a, lu, m), g_pp += growth(m, n, a, pp, m);
+    other_pivots = other_pivots || ipiv != ppiv;
+  }
+  INFO("mean growth: tournament " << g_tslu / trials << ", partial pivoting " << g_pp / trials);
+  CHECK(g_tslu <= 2 * g_pp);
+  CHECK(other_pivots);  // the tournament ran (one leaf would be partial pivoting itself)
+}
+
+TEST_CASE("calu::hybrid_getrf, panels on the GPU: singular matrices give getrf's info", "[calu][hybrid][gpu_panel]") {
+  for (int c : {0, 37, 130, 299}) {
+    INFO("zero column " << c);
+    const int m = 1500, n = 300;
+    std::vector<double> a = random_matrix<double>(m, n, m);
+    for (int i = 0; i < m; ++i) a[i + std::size_t(c) * m] = 0;
+    const outcome o = hybrid(m, n, m, a, c % 2 == 0, gpu_panel(32));
+    CHECK(o.info == c + 1);
+    CHECK(o.ratio < 30);
+  }
+  const int n = 200;  // the zero matrix: info 1, the factorization completed
+  const outcome z = hybrid(n, n, n, std::vector<double>(std::size_t(n) * n, 0.0), true, gpu_panel(32));
+  CHECK(z.info == 1);
+  CHECK(z.ratio < 30);
+}
+
+TEST_CASE("calu::hybrid_getrf, panels on the GPU: the solve", "[calu][hybrid][gpu_panel]") {
+  const int n = 900, nrhs = 3;
+  std::vector<double> a = random_matrix<double>(n, n, n), b = random_matrix<double>(n, nrhs, n);
+  std::vector<double> lu = a, x = b;
+  std::vector<int> ipiv(n, -7777);
+  REQUIRE(calu::hybrid_gesv(n, nrhs, lu.data(), n, ipiv.data(), x.data(), n, gpu_panel(64)) == 0);
+  double res = 0, an = 0, xn = 0;
+  for (int j = 0; j < nrhs; ++j)
+    for (int i = 0; i < n; ++i) {
+      double s = -b[i + std::size_t(j) * n];
+      for (int k = 0; k < n; ++k) s += a[i + std::size_t(k) * n] * x[k + std::size_t(j) * n];
+      res = std::max(res, std::fabs(s));
+      xn = std::max(xn, std::fabs(x[i + std::size_t(j) * n]));
+    }
+  for (double v : a) an = std::max(an, std::fabs(v));
+  CHECK(res / (n * an * xn * n * std::numeric_limits<double>::epsilon()) < 30);
 }

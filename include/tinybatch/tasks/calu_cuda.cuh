@@ -20,11 +20,13 @@
 
 #include <algorithm>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <vector>
 
 #include "../cuda/error.hpp"
 #include "hybrid.hpp"
+#include "tslu_cuda.cuh"
 
 namespace tinybatch::calu {
 
@@ -113,6 +115,8 @@ class cuda_device {
     for (cudaEvent_t e : events_[0]) (void)cudaEventDestroy(e);
     for (cudaEvent_t e : events_[1]) (void)cudaEventDestroy(e);
     if (blas_) (void)cublasDestroy(blas_);
+    if (panel_blas_) (void)cublasDestroy(panel_blas_);
+    if (solver_) (void)cusolverDnDestroy(solver_);
     for (cudaStream_t s : q_)
       if (s) (void)cudaStreamDestroy(s);
     for (block& b : pinned_) (void)cudaFreeHost(b.p);
@@ -179,6 +183,25 @@ class cuda_device {
     if (m > 0 && n > 0 && k > 0)
       TINYBATCH_CUDA_CHECK(cuda_detail::gemm_minus(blas_, m, n, k, a, int(lda), b, int(ldb), c, int(ldc)));
   }
+  // The GPU panel (tslu_cuda.cuh): a cuBLAS and a cuSOLVER handle on queue 0, made on first
+  // use; the raw streams.
+  cudaStream_t stream(int q) const { return q_[q]; }
+  cublasHandle_t panel_blas() {
+    if (!panel_blas_) {
+      TINYBATCH_CUDA_CHECK(cublasCreate(&panel_blas_));
+      TINYBATCH_CUDA_CHECK(cublasSetMathMode(panel_blas_, CUBLAS_DEFAULT_MATH));
+      TINYBATCH_CUDA_CHECK(cublasSetStream(panel_blas_, q_[0]));
+    }
+    return panel_blas_;
+  }
+  cusolverDnHandle_t panel_solver() {
+    if (!solver_) {
+      TINYBATCH_CUDA_CHECK(cusolverDnCreate(&solver_));
+      TINYBATCH_CUDA_CHECK(cusolverDnSetStream(solver_, q_[0]));
+    }
+    return solver_;
+  }
+  void* device_bytes(std::size_t bytes) { return take(device_, bytes, false); }
   double seconds_between(event a, event b) {
     float ms = 0;
     TINYBATCH_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
@@ -211,7 +234,8 @@ class cuda_device {
   }
   int device_id_ = 0;
   cudaStream_t q_[3] = {nullptr, nullptr, nullptr};
-  cublasHandle_t blas_ = nullptr;
+  cublasHandle_t blas_ = nullptr, panel_blas_ = nullptr;
+  cusolverDnHandle_t solver_ = nullptr;
   std::vector<cudaEvent_t> events_[2];
   std::size_t next_event_[2] = {0, 0};
   std::vector<block> pinned_, device_;
@@ -226,6 +250,167 @@ inline bool is_device_pointer(const void* p) {
   }
   return at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged;
 }
+
+/// The hybrid with its panels on the GPU (panel_location::gpu): every step on the GPU, two
+/// queues ordered by events. Queue 0 factors panel K + 1 (TSLU's tournament as batched LUs,
+/// tslu_cuda.cuh; the chosen rows as interchanges; the unpivoted LU of the panel by cuSOLVER)
+/// while queue 1 updates the rest of step K's trailing matrix; queue 1 updates block column
+/// K + 1 first (the look-ahead column). The host computes each panel's interchanges from the
+/// tournament's jb rows (it waits for them, an event, while queue 1 runs the big update) and
+/// reads every info once at the end.
+template <class T>
+int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T* dA, long long ldda, int* ipiv,
+                       const hybrid_options& opt, hybrid_report* report) {
+  enum { pq = 0, uq = 1 };
+  const int b = opt.b ? std::min(opt.b, n) : default_block(m, n);
+  const int nb = (n + b - 1) / b, mn = std::min(m, n);
+  const int jb_last = mn - (nb - 1) * b;
+  const cudaStream_t ps = dev.stream(pq);
+  if (host_a) {
+    dA = dev.device(std::size_t(m) * n);
+    ldda = m;
+    dev.copy_to_device(uq, dA, ldda, host_a, lda, m, n);
+  }
+  auto dcol = [&](int J) { return dA + std::size_t(J) * b * ldda; };
+  auto width = [&](int J) { return std::min(b, n - J * b); };
+  // The tournament's buffers, for the widest level 0 of any panel (jb = b, or the last one's).
+  std::size_t node_elems = 0, max_nodes = 1;
+  for (int jb : {b, jb_last}) {
+    const int h = 2 * jb;
+    const std::size_t nodes = (std::size_t(m) + h - 1) / h;
+    node_elems = std::max(node_elems, nodes * h * h);
+    max_nodes = std::max(max_nodes, nodes);
+  }
+  T* blocks = dev.device(node_elems);
+  int* ids = dev.device_ints(2 * std::size_t(m) + 4 * b);  // a level's nodes x h rows: at most m + h
+  int* piv = dev.device_ints(2 * std::size_t(m) + 4 * b);
+  int* cand = dev.device_ints(max_nodes * b);
+  int* node_info = dev.device_ints(max_nodes);
+  int* flags = dev.device_ints(nb);
+  int* panel_info = dev.device_ints(nb);
+  int* ipiv_d = dev.device_ints(mn);
+  int* ipiv_h = dev.pinned_ints(mn);
+  int* sel_h = dev.pinned_ints(std::size_t(nb) * b + nb);  // each panel's root rows, then its flag
+  int* info_h = dev.pinned_ints(nb);
+  // Pointer arrays of the batched LU, one per node height (b, and the last panel's).
+  T** ptrs_h = reinterpret_cast<T**>(dev.pinned_ints(4 * max_nodes));
+  T** ptrs_d = static_cast<T**>(dev.device_bytes(sizeof(T*) * 2 * max_nodes));
+  for (int k = 0; k < 2; ++k) {
+    const int h = 2 * (k ? jb_last : b);
+    for (std::size_t i = 0; i < max_nodes; ++i) ptrs_h[k * max_nodes + i] = blocks + i * h * h;
+  }
+  TINYBATCH_CUDA_CHECK(cudaMemcpyAsync(ptrs_d, ptrs_h, sizeof(T*) * 2 * max_nodes, cudaMemcpyHostToDevice, ps));
+  TINYBATCH_CUDA_CHECK(cudaMemsetAsync(flags, 0, sizeof(int) * nb, ps));
+  TINYBATCH_CUDA_CHECK(cudaMemsetAsync(panel_info, 0, sizeof(int) * nb, ps));
+  cusolverDnHandle_t solver = dev.panel_solver();
+  cublasHandle_t pblas = dev.panel_blas();
+  int lwork = 0;
+  TINYBATCH_CUDA_CHECK(getrf_buffer(solver, m, b, dA, int(ldda), &lwork));
+  T* work = dev.device(std::max(1, lwork));
+  dev.synchronize_queue(uq);  // the matrix is on the device
+
+  std::vector<cudaEvent_t> panel_done, column_ready;
+  for (int K = 0; K < nb; ++K) panel_done.push_back(dev.make_event(false)), column_ready.push_back(dev.make_event(false));
+  cudaEvent_t root_ready = dev.make_event(false);
+  std::vector<int> where, at;  // the interchanges' bookkeeping, as in tslu.hpp
+  const double t0 = detail::now();
+  double panel_wait = 0;
+
+  auto factor_panel = [&](int K) {  // on queue 0
+    const int k0 = K * b, jb = std::min(b, mn - k0), mp = m - k0, h = 2 * jb;
+    T* a = dcol(K) + k0;
+    T* const* ptrs = ptrs_d + (jb == b ? 0 : max_nodes);
+    auto partial_pivoting = [&] {
+      TINYBATCH_CUDA_CHECK(getrf(solver, mp, jb, a, int(ldda), work, ipiv_d + k0, panel_info + K));
+      offset_pivots<><<<(jb + 127) / 128, 128, 0, ps>>>(ipiv_d + k0, jb, k0);
+      tinybatch::cuda::check_launch("calu offset_pivots");
+    };
+    int nodes = (mp + h - 1) / h;
+    if (nodes == 1) {  // one leaf: the tournament is partial pivoting
+      partial_pivoting();
+      return;
+    }
+    const dim3 grid_rows(1, (h + 127) / 128);
+    bool first = true;
+    int prev = 0;
+    while (true) {
+      tournament_gather<<<dim3(nodes, grid_rows.y), 128, 0, ps>>>(first, cand, prev, jb, h, mp, a, ldda, blocks, ids);
+      tinybatch::cuda::check_launch("calu tournament_gather");
+      TINYBATCH_CUDA_CHECK(getrf_batched(pblas, h, ptrs, h, piv, node_info, nodes));
+      tournament_collect<><<<(nodes + 127) / 128, 128, 0, ps>>>(nodes, jb, h, ids, piv, node_info, cand, flags + K);
+      tinybatch::cuda::check_launch("calu tournament_collect");
+      if (nodes == 1) break;
+      first = false, prev = nodes, nodes = (nodes + 1) / 2;
+    }
+    int* sel = sel_h + std::size_t(K) * b;
+    TINYBATCH_CUDA_CHECK(cudaMemcpyAsync(sel, cand, sizeof(int) * jb, cudaMemcpyDeviceToHost, ps));
+    TINYBATCH_CUDA_CHECK(cudaMemcpyAsync(sel_h + std::size_t(nb) * b + K, flags + K, sizeof(int), cudaMemcpyDeviceToHost, ps));
+    dev.record(root_ready, pq);
+    const double w0 = detail::now();
+    dev.synchronize(root_ready);
+    panel_wait += detail::now() - w0;
+    if (sel_h[std::size_t(nb) * b + K]) {  // a zero pivot in the tournament
+      partial_pivoting();
+      return;
+    }
+    // Row i swaps with wherever chosen row i is by then (panel-relative rows).
+    if (where.size() < std::size_t(mp)) where.resize(mp), at.resize(mp);
+    std::iota(where.begin(), where.begin() + mp, 0);
+    std::iota(at.begin(), at.begin() + mp, 0);
+    for (int i = 0; i < jb; ++i) {
+      const int p = where[sel[i]];
+      ipiv_h[k0 + i] = k0 + p + 1;
+      const int ri = at[i];
+      at[p] = ri, where[ri] = p;
+      at[i] = sel[i], where[sel[i]] = i;
+    }
+    dev.copy_ints_to_device(pq, ipiv_d + k0, ipiv_h + k0, jb);
+    dev.laswp(pq, jb, dcol(K), ldda, k0, k0 + jb, ipiv_d);
+    TINYBATCH_CUDA_CHECK(getrf(solver, mp, jb, a, int(ldda), work, nullptr, panel_info + K));
+  };
+  auto update = [&](int K, int c, int w) {  // columns c .. c + w - 1 by panel K, queue 1
+    const int k0 = K * b, jb = std::min(b, mn - k0), below = m - k0 - jb;
+    const T* l11 = dcol(K) + k0;
+    T* u = dA + std::size_t(c) * ldda + k0;
+    dev.trsm(uq, jb, w, l11, ldda, u, ldda);
+    if (below > 0) dev.gemm_minus(uq, below, w, jb, l11 + jb, ldda, u, ldda, u + jb, ldda);
+  };
+
+  factor_panel(0);
+  dev.record(panel_done[0], pq);
+  for (int K = 0; K < nb; ++K) {
+    const int k0 = K * b, jb = std::min(b, mn - k0);
+    if (K + 1 >= nb) break;
+    const int c1 = (K + 1) * b;
+    dev.wait(uq, panel_done[K]);
+    dev.laswp(uq, n - c1, dcol(K + 1), ldda, k0, k0 + jb, ipiv_d);
+    update(K, c1, width(K + 1));
+    dev.record(column_ready[K + 1], uq);
+    if (K + 2 < nb) update(K, c1 + b, n - c1 - b);  // queued before the host waits below
+    dev.wait(pq, column_ready[K + 1]);
+    factor_panel(K + 1);
+    dev.record(panel_done[K + 1], pq);
+  }
+  dev.wait(uq, panel_done[nb - 1]);
+  if (nb > 1) dev.left_swaps(uq, (nb - 1) * b, dA, ldda, b, mn, ipiv_d);
+  TINYBATCH_CUDA_CHECK(cudaMemcpyAsync(ipiv_h, ipiv_d, sizeof(int) * mn, cudaMemcpyDeviceToHost, dev.stream(uq)));
+  TINYBATCH_CUDA_CHECK(cudaMemcpyAsync(info_h, panel_info, sizeof(int) * nb, cudaMemcpyDeviceToHost, dev.stream(uq)));
+  if (host_a) dev.copy_to_host(uq, host_a, lda, dA, ldda, m, n);
+  dev.synchronize_queue(uq);
+  dev.synchronize_queue(pq);
+  std::memcpy(ipiv, ipiv_h, sizeof(int) * mn);
+  int info = 0;
+  for (int K = 0; K < nb && !info; ++K)
+    if (info_h[K]) info = K * b + info_h[K];
+  if (report) {
+    report->b = b, report->d = 0, report->nb = nb;
+    report->events.clear();
+    if (opt.trace) report->events.push_back({"panel_wait", -1, -1, 0, 0, panel_wait});
+    (void)t0;
+  }
+  return info;
+}
+
 }  // namespace cuda_detail
 
 /// The rates of the d model, each measured where it is <= 0: g1, one CPU core's GEMM
@@ -271,6 +456,17 @@ int hybrid_getrf(int m, int n, T* a, int lda, int* ipiv, const hybrid_options& o
   });
   if (n == 0) return 0;
   const double start = detail::now();
+  if (opt.panel == panel_location::gpu) {
+    std::unique_ptr<cuda_device<T>> own;
+    if (!workspace) own = std::make_unique<cuda_device<T>>();
+    cuda_device<T>& dev = workspace ? *workspace : *own;
+    dev.begin();
+    const bool on_device = cuda_detail::is_device_pointer(a);
+    const int info = cuda_detail::gpu_panel_schedule(dev, m, n, on_device ? nullptr : a, lda, on_device ? a : nullptr,
+                                                     lda, ipiv, opt, report);
+    if (report) report->model_d = 0, report->g1 = report->g2 = 0, report->seconds = detail::now() - start;
+    return info;
+  }
   const detail::plan p = detail::make_plan(m, n, opt);
   double g1 = opt.g1, g2 = opt.g2;
   int model = 0;

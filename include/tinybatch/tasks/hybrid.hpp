@@ -48,8 +48,15 @@
 
 namespace tinybatch::calu {
 
-/// Options of the hybrid factorization: the CPU ones, and the rates of the d model.
+/// Where the hybrid factors its panels: TSLU on the CPU cores (the seed's schedule, d block
+/// columns on the CPU), or TSLU's tournament as batched LUs on the GPU (tslu_cuda.cuh: the
+/// whole factorization stays on the GPU, d and the rates are unused).
+enum class panel_location { cpu, gpu };
+
+/// Options of the hybrid factorization: the CPU ones, the rates of the d model, the panel's
+/// place.
 struct hybrid_options : options {
+  panel_location panel = panel_location::cpu;  ///< the panels on the CPU or on the GPU
   double g1 = 0;       ///< GEMM flop/s of one CPU core (0: measured before the factorization)
   double g2 = 0;       ///< GEMM flop/s of the GPU (0: measured)
   bool trace = false;  ///< record every task's interval in hybrid_report::events

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The hybrid CALU with its panels on the GPU (panel_location::gpu) on the GPU machine, from
+# the repository root:
+#
+#   source .device-deps/env.sh; bench/calu/run-device-gpu-panel.sh
+#
+# Builds test_cuda_calu and bench_calu_gpu (build-calu), runs the GPU test, its GPU-panel
+# cases under compute-sanitizer memcheck, then bench_calu_gpu: hybrid_gpu (b 64 / 128 / 256),
+# the hybrid with CPU panels (d = 1, the fastest d of every earlier sweep) and cuSOLVER
+# dgetrf, best of 2 after a warm-up, on 8192^2, 16384^2, 32768^2, 100000 x 1024, 400000 x 512.
+# Output in $OUT (or ./device-logs): build.log, test_cuda_calu.log, memcheck.log,
+# calu-gpu-panel.csv / .log, summary.txt (printed last). TB_CALU_BUDGET: seconds for it all
+# (default 540).
+set -uo pipefail
+root=$(pwd)
+out=${OUT:-$root/device-logs}
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+build=build-calu
+deadline=$(( SECONDS + ${TB_CALU_BUDGET:-540} ))
+left() { echo $(( deadline - SECONDS )); }
+summary=()
+note() { summary+=("$1"); }
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  nproc
+  [ -f "$build/build.ninja" ] ||
+    meson setup "$build" -Dcuda=enabled -Dtests=true -Dbenchmarks=true -Dexamples=false -Dbuildtype=release
+  touch tests/cuda/test_calu.cu bench/calu/bench_calu.cu  # nvcc objects have no header depfiles
+  ninja -C "$build" tests/cuda/test_cuda_calu bench/bench_calu_gpu
+} >"$out/build.log" 2>&1
+note "build: rc $? at ${SECONDS}s (build.log)"
+
+export OMP_NUM_THREADS=$(nproc)
+timeout 200 "$build/tests/cuda/test_cuda_calu" >"$out/test_cuda_calu.log" 2>&1
+note "test_cuda_calu: rc $? at ${SECONDS}s ($(tail -n 2 "$out/test_cuda_calu.log" | head -n 1))"
+timeout 150 compute-sanitizer --tool memcheck "$build/tests/cuda/test_cuda_calu" "[gpu_panel]" >"$out/memcheck.log" 2>&1
+note "memcheck [gpu_panel]: rc $? at ${SECONDS}s ($(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -n 1))"
+
+t=$(( $(left) - 5 ))
+if [ "$t" -gt 30 ]; then
+  timeout "$t" "$build/bench/bench_calu_gpu" --square=8192,16384,32768 --tall=100000x1024,400000x512 \
+    --methods=hybrid_gpu,cusolver --b=64,128,256 --reps=2 --csv="$out/calu-gpu-panel.csv" >"$out/calu-gpu-panel.log" 2>&1
+  note "bench hybrid_gpu, cusolver: rc $? at ${SECONDS}s"
+fi
+t=$(( $(left) - 5 ))
+if [ "$t" -gt 30 ]; then
+  timeout "$t" "$build/bench/bench_calu_gpu" --square=8192,16384,32768 --tall=100000x1024,400000x512 \
+    --methods=hybrid --b=128 --d=1 --reps=2 --no-check --csv="$out/calu-cpu-panel.csv" >"$out/calu-cpu-panel.log" 2>&1
+  note "bench hybrid (CPU panels, d 1): rc $? at ${SECONDS}s"
+else
+  note "bench hybrid (CPU panels): skipped, out of time"
+fi
+{
+  for f in "$out"/calu-*.log; do echo "-- $(basename "$f")"; grep -v '^ *$' "$f" | head -n 60; done
+  echo "== summary =="
+  printf '%s\n' "${summary[@]}"
+} | tee "$out/summary.txt"
