@@ -1,7 +1,8 @@
 // Owning variable-size batch in host memory: matrix k is m[k] x n[k], packed (ld = m[k]),
-// each matrix starting on a 64-byte boundary.
+// each matrix starting on a 64-byte boundary. The storage starts zeroed, as batch's does.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@ class vbatch {
       total += (std::size_t(ld_[k]) * n_[k] + per_line - 1) / per_line * per_line;
     }
     mem_.reset(static_cast<T*>(host_space::allocate(sizeof(T) * total)));
+    std::fill_n(mem_.get(), total, T(0));
     ptrs_.resize(m_.size());
     for (std::size_t k = 0; k < m_.size(); ++k) ptrs_[k] = mem_.get() + offset[k];
   }
