@@ -1,10 +1,11 @@
 // bench_calu: the large LU, double precision. On the CPU cores: tinybatch's CALU
 // (calu::getrf) and LAPACKE / OpenBLAS dgetrf. Built as bench_calu_gpu by nvcc (bench_calu.cu
 // includes this file) it adds tinybatch's hybrid CALU (calu::hybrid_getrf, matrix on the
-// GPU, panels on the CPU) with a sweep of d, hybrid_gpu (the panels on the GPU too), and
+// GPU, panels on the CPU) with a sweep of d, hybrid_gpu (the panels on the GPU too;
+// hybrid_gpu_cublas: the tournament's node LUs by cuBLAS; --row-blocks=1: no tournament), and
 // cuSOLVER dgetrf (matrix on the GPU).
 //
-//   bench_calu [--square=4096,8192] [--tall=100000x1024,...] [--methods=calu,lapacke,panel,hybrid,hybrid_gpu,cusolver]
+//   bench_calu [--square=4096,8192] [--tall=100000x1024,...] [--methods=calu,lapacke,panel,hybrid,hybrid_gpu,hybrid_gpu_cublas,cusolver]
 //              [--b=128,256] [--d=model,1,2,4] [--reps=2] [--threads=16] [--row-blocks=0]
 //              [--csv=out.csv] [--trace=trace.csv] [--no-check] [--max-cpu-n=16384]
 //
@@ -303,7 +304,8 @@ int run(int argc, char** argv) {
         }
       }
 #if defined(__CUDACC__)
-      else if (method == "cusolver" || method == "hybrid" || method == "hybrid_host" || method == "hybrid_gpu") {
+      else if (method == "cusolver" || method == "hybrid" || method == "hybrid_host" || method == "hybrid_gpu" ||
+               method == "hybrid_gpu_cublas") {
         double *d0 = nullptr, *dw = nullptr;
         TINYBATCH_CUDA_CHECK(cudaMalloc(&d0, sizeof(double) * count));
         TINYBATCH_CUDA_CHECK(cudaMalloc(&dw, sizeof(double) * count));
@@ -341,15 +343,17 @@ int run(int argc, char** argv) {
           emit(r);
           (void)cudaFree(ws), (void)cudaFree(dpiv), (void)cudaFree(dinfo);
           (void)cusolverDnDestroy(h);
-        } else if (method == "hybrid_gpu") {
+        } else if (method == "hybrid_gpu" || method == "hybrid_gpu_cublas") {
           // The panels on the GPU too (panel_location::gpu): no d, no calibration.
           calu::cuda_device<double> ws;
           for (int b : c.bs) {
             calu::hybrid_options o;
             o.b = b ? b : calu::default_block(int(m), int(n));
             o.panel = calu::panel_location::gpu;
+            o.row_blocks = c.row_blocks;  // 1: cuSOLVER's partial pivoting per panel
+            o.tournament_cublas = method == "hybrid_gpu_cublas";
             o.trace = true;  // only the host's waits for the tournaments' rows
-            row r{method, m, n, o.b, 0, 0, 0, 1e30, 0, 0, 0, ""};
+            row r{method, m, n, o.b, 0, 0, c.row_blocks, 1e30, 0, 0, 0, ""};
             double wait = 0;
             for (int rep = 0; rep <= c.reps; ++rep) {
               calu::hybrid_report rep_out;
@@ -365,7 +369,9 @@ int run(int argc, char** argv) {
               }
             }
             char note[160];
-            std::snprintf(note, sizeof note, "matrix on the GPU, panels on the GPU, host waits %.4f s", wait);
+            std::snprintf(note, sizeof note, "matrix on the GPU, panels on the GPU (%s), host waits %.4f s",
+                          c.row_blocks == 1 ? "cuSOLVER getrf" : o.tournament_cublas ? "tournament, cuBLAS nodes" : "tournament",
+                          wait);
             r.note = note;
             r.gflops = flops / r.seconds * 1e-9;
             emit(r);

@@ -5,11 +5,12 @@
 #   source .device-deps/env.sh; bench/calu/run-device-gpu-panel.sh
 #
 # Builds test_cuda_calu and bench_calu_gpu (build-calu), runs the GPU test, its GPU-panel
-# cases under compute-sanitizer memcheck, then bench_calu_gpu: hybrid_gpu (b 64 / 128 / 256),
-# the hybrid with CPU panels (d = 1, the fastest d of every earlier sweep) and cuSOLVER
-# dgetrf, best of 2 after a warm-up, on 8192^2, 16384^2, 32768^2, 100000 x 1024, 400000 x 512.
+# cases under compute-sanitizer memcheck, then bench_calu_gpu, best of 2 after a warm-up, on
+# 8192^2, 16384^2, 32768^2, 100000 x 1024, 400000 x 512: hybrid_gpu (b 32 / 64 / 128) and
+# cuSOLVER dgetrf; the tournament's nodes by cuBLAS (b 64); cuSOLVER's partial pivoting per
+# panel (--row-blocks=1); the hybrid with CPU panels (d = 1, the fastest d of every sweep).
 # Output in $OUT (or ./device-logs): build.log, test_cuda_calu.log, memcheck.log,
-# calu-gpu-panel.csv / .log, summary.txt (printed last). TB_CALU_BUDGET: seconds for it all
+# calu-<step>.csv / .log, summary.txt (printed last). TB_CALU_BUDGET: seconds for it all
 # (default 540).
 set -uo pipefail
 root=$(pwd)
@@ -37,20 +38,18 @@ note "test_cuda_calu: rc $? at ${SECONDS}s ($(tail -n 2 "$out/test_cuda_calu.log
 timeout 150 compute-sanitizer --tool memcheck "$build/tests/cuda/test_cuda_calu" "[gpu_panel]" >"$out/memcheck.log" 2>&1
 note "memcheck [gpu_panel]: rc $? at ${SECONDS}s ($(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -n 1))"
 
-t=$(( $(left) - 5 ))
-if [ "$t" -gt 30 ]; then
-  timeout "$t" "$build/bench/bench_calu_gpu" --square=8192,16384,32768 --tall=100000x1024,400000x512 \
-    --methods=hybrid_gpu,cusolver --b=64,128,256 --reps=2 --csv="$out/calu-gpu-panel.csv" >"$out/calu-gpu-panel.log" 2>&1
-  note "bench hybrid_gpu, cusolver: rc $? at ${SECONDS}s"
-fi
-t=$(( $(left) - 5 ))
-if [ "$t" -gt 30 ]; then
-  timeout "$t" "$build/bench/bench_calu_gpu" --square=8192,16384,32768 --tall=100000x1024,400000x512 \
-    --methods=hybrid --b=128 --d=1 --reps=2 --no-check --csv="$out/calu-cpu-panel.csv" >"$out/calu-cpu-panel.log" 2>&1
-  note "bench hybrid (CPU panels, d 1): rc $? at ${SECONDS}s"
-else
-  note "bench hybrid (CPU panels): skipped, out of time"
-fi
+shapes="--square=8192,16384,32768 --tall=100000x1024,400000x512"
+bench() {  # name, then the benchmark's arguments
+  local name=$1 t=$(( $(left) - 5 ))
+  shift
+  if [ "$t" -lt 30 ]; then note "bench $name: skipped, out of time"; return; fi
+  timeout "$t" "$build/bench/bench_calu_gpu" $shapes --reps=2 "$@" --csv="$out/calu-$name.csv" >"$out/calu-$name.log" 2>&1
+  note "bench $name: rc $? at ${SECONDS}s"
+}
+bench gpu-panel --methods=hybrid_gpu,cusolver --b=32,64,128
+bench gpu-panel-cublas --methods=hybrid_gpu_cublas --b=64 --no-check
+bench gpu-panel-getrf --methods=hybrid_gpu --row-blocks=1 --b=64,128
+bench cpu-panel --methods=hybrid --b=128 --d=1 --no-check
 {
   for f in "$out"/calu-*.log; do echo "-- $(basename "$f")"; grep -v '^ *$' "$f" | head -n 60; done
   echo "== summary =="

@@ -221,11 +221,16 @@ TEMPLATE_TEST_CASE("calu::hybrid_getrf, panels on the GPU: backward error, pivot
       INFO("m " << s.m << " n " << s.n << " b " << s.b << (dev ? " device" : " host"));
       const int ld = s.m + 2;
       const std::vector<T> a = random_matrix<T>(s.m, s.n, ld);
-      const outcome o = hybrid(s.m, s.n, ld, a, dev, gpu_panel(s.b));
-      INFO("ratio " << o.ratio);
-      CHECK(o.info == 0);
-      CHECK(o.padding_ok);
-      CHECK(o.ratio < 30);
+      for (int variant : {0, 1, 2}) {  // tournament (kernel, cuBLAS); cuSOLVER's partial pivoting
+        calu::hybrid_options opt = gpu_panel(s.b);
+        opt.tournament_cublas = variant == 1;
+        opt.row_blocks = variant == 2 ? 1 : 0;
+        const outcome o = hybrid(s.m, s.n, ld, a, dev, opt);
+        INFO("variant " << variant << " ratio " << o.ratio);
+        CHECK(o.info == 0);
+        CHECK(o.padding_ok);
+        CHECK(o.ratio < 30);
+      }
     }
 }
 
@@ -233,14 +238,24 @@ TEST_CASE("calu::hybrid_getrf, panels on the GPU: growth within 2x of partial pi
           "[calu][hybrid][gpu_panel]") {
   (void)tinybatch_tests::seed();
   calu::cuda_device<double> ws;
+  for (bool cublas : {false, true}) {
+  INFO((cublas ? "cuBLAS node LUs" : "tinybatch node LUs"));
   double g_tslu = 0, g_pp = 0;
   bool other_pivots = false;
   const int m = 2048, n = 256, b = 32, trials = 6;
+  calu::hybrid_options opt = gpu_panel(b);
+  opt.tournament_cublas = cublas;
   for (int t = 0; t < trials; ++t) {
     const std::vector<double> a = random_matrix<double>(m, n, m);
     std::vector<double> lu = a, pp = a;
     std::vector<int> ipiv(n, -7777), ppiv(n);
-    REQUIRE(calu::hybrid_getrf(m, n, lu.data(), m, ipiv.data(), gpu_panel(b), nullptr, &ws) == 0);
+    REQUIRE(calu::hybrid_getrf(m, n, lu.data(), m, ipiv.data(), opt, nullptr, &ws) == 0);
+    // The tournament's first pivot is the largest entry of the first column.
+    double first = 0;
+    int at = 0;
+    for (int i = 0; i < m; ++i)
+      if (std::fabs(a[i]) > first) first = std::fabs(a[i]), at = i;
+    CHECK(ipiv[0] == at + 1);
     CHECK(lu_ratio(m, n, a, lu, m, ipiv) < 30);
     REQUIRE(LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, pp.data(), m, ppiv.data()) == 0);
     g_tslu += growth(m, n, a, lu, m), g_pp += growth(m, n, a, pp, m);
@@ -249,6 +264,7 @@ TEST_CASE("calu::hybrid_getrf, panels on the GPU: growth within 2x of partial pi
   INFO("mean growth: tournament " << g_tslu / trials << ", partial pivoting " << g_pp / trials);
   CHECK(g_tslu <= 2 * g_pp);
   CHECK(other_pivots);  // the tournament ran (one leaf would be partial pivoting itself)
+  }
 }
 
 TEST_CASE("calu::hybrid_getrf, panels on the GPU: singular matrices give getrf's info", "[calu][hybrid][gpu_panel]") {
@@ -257,14 +273,21 @@ TEST_CASE("calu::hybrid_getrf, panels on the GPU: singular matrices give getrf's
     const int m = 1500, n = 300;
     std::vector<double> a = random_matrix<double>(m, n, m);
     for (int i = 0; i < m; ++i) a[i + std::size_t(c) * m] = 0;
-    const outcome o = hybrid(m, n, m, a, c % 2 == 0, gpu_panel(32));
+    calu::hybrid_options opt = gpu_panel(32);
+    opt.tournament_cublas = c % 3 == 0;
+    const outcome o = hybrid(m, n, m, a, c % 2 == 0, opt);
     CHECK(o.info == c + 1);
     CHECK(o.ratio < 30);
   }
   const int n = 200;  // the zero matrix: info 1, the factorization completed
-  const outcome z = hybrid(n, n, n, std::vector<double>(std::size_t(n) * n, 0.0), true, gpu_panel(32));
-  CHECK(z.info == 1);
-  CHECK(z.ratio < 30);
+  std::vector<double> z(std::size_t(n) * n, 0.0);
+  std::vector<int> ipiv(n, -7777);
+  CHECK(calu::hybrid_getrf(n, n, z.data(), n, ipiv.data(), gpu_panel(32)) == 1);
+  bool finite = true, valid = true;
+  for (double v : z) finite = finite && std::isfinite(v);
+  for (int i = 0; i < n; ++i) valid = valid && ipiv[i] >= i + 1 && ipiv[i] <= n;
+  CHECK(finite);
+  CHECK(valid);
 }
 
 TEST_CASE("calu::hybrid_getrf, panels on the GPU: the solve", "[calu][hybrid][gpu_panel]") {

@@ -257,7 +257,9 @@ inline bool is_device_pointer(const void* p) {
 /// while queue 1 updates the rest of step K's trailing matrix; queue 1 updates block column
 /// K + 1 first (the look-ahead column). The host computes each panel's interchanges from the
 /// tournament's jb rows (it waits for them, an event, while queue 1 runs the big update) and
-/// reads every info once at the end.
+/// reads every info once at the end. The leaves are 2 b rows each (the batched LU's nodes),
+/// whatever options::row_blocks says, except row_blocks = 1: one leaf, every panel by
+/// cuSOLVER's partial pivoting, and the host waits for nothing.
 template <class T>
 int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T* dA, long long ldda, int* ipiv,
                        const hybrid_options& opt, hybrid_report* report) {
@@ -285,6 +287,18 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
   int* ids = dev.device_ints(2 * std::size_t(m) + 4 * b);  // a level's nodes x h rows: at most m + h
   int* piv = dev.device_ints(2 * std::size_t(m) + 4 * b);
   int* cand = dev.device_ints(max_nodes * b);
+  int* cand2 = dev.device_ints(max_nodes * b);  // the level after (tournament_level)
+  int smem_max = 0;
+  {
+    int id = 0;
+    TINYBATCH_CUDA_CHECK(cudaGetDevice(&id));
+    TINYBATCH_CUDA_CHECK(cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, id));
+    smem_max -= 1024;  // the kernel's static shared memory
+  }
+  auto level_bytes = [](int jb) { return std::size_t(2 * jb) * jb * sizeof(T) + std::size_t(2 * jb) * sizeof(int); };
+  if (!opt.tournament_cublas)
+    TINYBATCH_CUDA_CHECK(
+        cudaFuncSetAttribute(tournament_level<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max));
   int* node_info = dev.device_ints(max_nodes);
   int* flags = dev.device_ints(nb);
   int* panel_info = dev.device_ints(nb);
@@ -326,21 +340,34 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
       tinybatch::cuda::check_launch("calu offset_pivots");
     };
     int nodes = (mp + h - 1) / h;
-    if (nodes == 1) {  // one leaf: the tournament is partial pivoting
+    if (nodes == 1 || opt.row_blocks == 1) {  // one leaf: the tournament is partial pivoting
       partial_pivoting();
       return;
     }
     const dim3 grid_rows(1, (h + 127) / 128);
     bool first = true;
     int prev = 0;
-    while (true) {
-      tournament_gather<<<dim3(nodes, grid_rows.y), 128, 0, ps>>>(first, cand, prev, jb, h, mp, a, ldda, blocks, ids);
-      tinybatch::cuda::check_launch("calu tournament_gather");
-      TINYBATCH_CUDA_CHECK(getrf_batched(pblas, h, ptrs, h, piv, node_info, nodes));
-      tournament_collect<><<<(nodes + 127) / 128, 128, 0, ps>>>(nodes, jb, h, ids, piv, node_info, cand, flags + K);
-      tinybatch::cuda::check_launch("calu tournament_collect");
-      if (nodes == 1) break;
-      first = false, prev = nodes, nodes = (nodes + 1) / 2;
+    if (!opt.tournament_cublas && level_bytes(jb) <= std::size_t(smem_max)) {
+      int *from = cand, *to = cand2;
+      while (true) {
+        tournament_level<T><<<nodes, 256, level_bytes(jb), ps>>>(first, from, prev, jb, h, mp, a, ldda, to, flags + K);
+        tinybatch::cuda::check_launch("calu tournament_level");
+        std::swap(from, to);
+        if (nodes == 1) break;
+        first = false, prev = nodes, nodes = (nodes + 1) / 2;
+      }
+      if (from != cand)
+        TINYBATCH_CUDA_CHECK(cudaMemcpyAsync(cand, from, sizeof(int) * jb, cudaMemcpyDeviceToDevice, ps));
+    } else {
+      while (true) {
+        tournament_gather<<<dim3(nodes, grid_rows.y), 128, 0, ps>>>(first, cand, prev, jb, h, mp, a, ldda, blocks, ids);
+        tinybatch::cuda::check_launch("calu tournament_gather");
+        TINYBATCH_CUDA_CHECK(getrf_batched(pblas, h, ptrs, h, piv, node_info, nodes));
+        tournament_collect<><<<(nodes + 127) / 128, 128, 0, ps>>>(nodes, jb, h, ids, piv, node_info, cand, flags + K);
+        tinybatch::cuda::check_launch("calu tournament_collect");
+        if (nodes == 1) break;
+        first = false, prev = nodes, nodes = (nodes + 1) / 2;
+      }
     }
     int* sel = sel_h + std::size_t(K) * b;
     TINYBATCH_CUDA_CHECK(cudaMemcpyAsync(sel, cand, sizeof(int) * jb, cudaMemcpyDeviceToHost, ps));

@@ -57,6 +57,9 @@ enum class panel_location { cpu, gpu };
 /// place.
 struct hybrid_options : options {
   panel_location panel = panel_location::cpu;  ///< the panels on the CPU or on the GPU
+  /// GPU panels: the tournament's node LUs by tinybatch's one-kernel-per-level (where a
+  /// 2b x b node fits in shared memory; cuBLAS otherwise) or by cublas<t>getrfBatched.
+  bool tournament_cublas = false;
   double g1 = 0;       ///< GEMM flop/s of one CPU core (0: measured before the factorization)
   double g2 = 0;       ///< GEMM flop/s of the GPU (0: measured)
   bool trace = false;  ///< record every task's interval in hybrid_report::events

@@ -70,6 +70,103 @@ __global__ void tournament_collect(int nodes, int jb, int h, int* ids, const int
   }
 }
 
+/// One tournament level in one kernel, a thread block per node: the node's h x jb block
+/// (rows as tournament_gather picks them, no padding columns) in shared memory, its partial-
+/// pivoting LU column by column (the largest |entry|, the first of equals, as idamax), the
+/// node's jb rows in the chosen order to cand_out. The LU's factors are dropped: only the
+/// order of the rows is the tournament's result. Dynamic shared memory: h jb T + h int.
+template <class T>
+__global__ void tournament_level(bool leaves, const int* cand, int nprev, int jb, int h, int mp, const T* panel,
+                                 long long ldp, int* cand_out, int* flag) {
+  extern __shared__ unsigned char smem[];
+  T* s = reinterpret_cast<T*>(smem);
+  int* id = reinterpret_cast<int*>(s + h * jb);
+  __shared__ T best_v[32];
+  __shared__ int best_i[32];
+  __shared__ int real;
+  const int node = blockIdx.x, tid = threadIdx.x, nt = blockDim.x, lane = tid % 32, warp = tid / 32;
+  if (tid == 0) real = 0;
+  __syncthreads();
+  int mine = 0;
+  for (int r = tid; r < h; r += nt) {
+    int v;
+    if (leaves) {
+      v = node * h + r < mp ? node * h + r : -1;
+    } else {
+      const int child = 2 * node + (r >= jb), k = r - (r >= jb ? jb : 0);
+      v = child < nprev ? cand[child * jb + k] : -1;
+    }
+    id[r] = v;
+    mine += v >= 0;
+  }
+  atomicAdd(&real, mine);
+  __syncthreads();
+  for (int e = tid; e < h * jb; e += nt) {
+    const int r = e % h, c = e / h;
+    s[e] = id[r] >= 0 ? panel[id[r] + c * ldp] : T(0);
+  }
+  __syncthreads();
+  const int limit = min(jb, real);
+  bool deficient = false;  // the same in every thread
+  for (int j = 0; j < jb; ++j) {
+    T v = T(-1);
+    int bi = h;
+    for (int r = j + tid; r < h; r += nt) {
+      const T a = fabs(s[r + j * h]);
+      if (a > v) v = a, bi = r;
+    }
+    for (int o = 16; o > 0; o /= 2) {
+      const T ov = __shfl_down_sync(0xffffffffu, v, o);
+      const int oi = __shfl_down_sync(0xffffffffu, bi, o);
+      if (ov > v || (ov == v && oi < bi)) v = ov, bi = oi;
+    }
+    if (lane == 0) best_v[warp] = v, best_i[warp] = bi;
+    __syncthreads();
+    if (warp == 0) {
+      v = lane < nt / 32 ? best_v[lane] : T(-1);
+      bi = lane < nt / 32 ? best_i[lane] : h;
+      for (int o = 16; o > 0; o /= 2) {
+        const T ov = __shfl_down_sync(0xffffffffu, v, o);
+        const int oi = __shfl_down_sync(0xffffffffu, bi, o);
+        if (ov > v || (ov == v && oi < bi)) v = ov, bi = oi;
+      }
+      if (lane == 0) best_v[0] = v, best_i[0] = bi;
+    }
+    __syncthreads();
+    const T pv = best_v[0];
+    const int p = best_i[0];
+    __syncthreads();  // best_v / best_i are written again by the next column
+    if (!(pv > T(0))) {  // a zero column below j: no interchange, nothing to eliminate
+      if (j < limit) deficient = true;
+      continue;
+    }
+    if (p != j) {
+      for (int c = tid; c < jb; c += nt) {
+        const T t = s[j + c * h];
+        s[j + c * h] = s[p + c * h];
+        s[p + c * h] = t;
+      }
+      if (tid == 0) {
+        const int t = id[j];
+        id[j] = id[p];
+        id[p] = t;
+      }
+    }
+    __syncthreads();
+    const T inv = T(1) / s[j + j * h];
+    const int rows = h - j - 1, cols = jb - j - 1;
+    for (int r = j + 1 + tid; r < h; r += nt) s[r + j * h] *= inv;
+    __syncthreads();
+    for (int e = tid; e < rows * cols; e += nt) {
+      const int r = j + 1 + e % rows, c = j + 1 + e / rows;
+      s[r + c * h] -= s[r + j * h] * s[j + c * h];
+    }
+    __syncthreads();
+  }
+  for (int i = tid; i < jb; i += nt) cand_out[node * jb + i] = id[i];
+  if (deficient && tid == 0) atomicOr(flag, 1);
+}
+
 /// cuSOLVER's panel pivots are relative to the panel's first row: make them global.
 template <class = void>
 __global__ void offset_pivots(int* ipiv, int count, int k0) {
