@@ -26,6 +26,9 @@ def read_rows(paths):
         with open(p) as f:
             lines = [l for l in f if not l.startswith("#")]
         rows += list(csv.DictReader(lines))
+    for r in rows:  # GPU panels by cuSOLVER's getrf (--row-blocks=1): a method of its own
+        if r.get("method", "").startswith("hybrid_gpu") and r.get("row_blocks") == "1":
+            r["method"] += "/getrf"
     return rows
 
 
