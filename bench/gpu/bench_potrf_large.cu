@@ -5,7 +5,8 @@
 //                     [--sweep] [--csv FILE]
 //
 // Fixed: n = 33 .. 1024, batches filling G GiB (default 1), tinybatch's default and (with
-// --sweep) every blocked shape loop-exclusive and loop-inclusive, against
+// --sweep) every fused-kernel shape loop-exclusive and loop-inclusive and the GEMM-updated
+// path at each panel width, against
 // cusolverDn<t>potrfBatched. Variable: 3000 and 100000 matrices (100000 only up to max 128),
 // sizes uniform in [1, max] or Gaussian around max / 2, tinybatch vbatch in each early-exit /
 // scheduling variant, tinybatch's fixed-size kernel on the batch padded to max, cuSOLVER
@@ -210,6 +211,15 @@ void fixed_sizes(const options& o, const machine& m, writer& w, cusolverDnHandle
           w.row("fixed", p, "-", n, count, "tinybatch",
                 "ib" + std::to_string(sh.ib) + "_rpt" + std::to_string(sh.rpt) + "_t" + std::to_string(sh.maxt) + (inc ? "_inc" : "_exc"),
                 ms, flops, bound);
+        }
+      // The GEMM-updated path (potrf_gemm.cuh) at each panel width, lower and upper.
+      for (int nb : {32, 64})
+        for (tb::uplo ul : {tb::uplo::lower, tb::uplo::upper}) {
+          tb::cuda::blocked::cholesky_options co;
+          co.gemm_nb = nb;
+          ms = tb_bench::median_ms(e0, e1, 5, 30, [&] { tb::cuda::blocked::potrf(nullptr, ul, view, info.data(), n, co); }, restore);
+          w.row("fixed", p, "-", n, count, "tinybatch",
+                "gemm_nb" + std::to_string(nb) + (ul == tb::uplo::upper ? "_upper" : ""), ms, flops, bound);
         }
       ms = tb_bench::median_ms(e0, e1, 5, 30, [&] { tb::cuda::blocked::potrf(nullptr, tb::uplo::upper, view, info.data(), n); }, restore);
       w.row("fixed", p, "-", n, count, "tinybatch", "default_upper", ms, flops, bound);

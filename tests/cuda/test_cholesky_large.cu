@@ -1,5 +1,5 @@
 // GPU Cholesky beyond the register kernels and on variable-size batches: potrf, potrs and posv
-// through the blocked kernels (cuda/kernels/potrf_blocked.cuh) against the host reference,
+// through the blocked kernels (cuda/kernels/potrf_blocked.cuh, potrf_gemm.cuh) against the host reference,
 // element by element, with poison in the untouched triangle and around every matrix, info
 // exactly (not-SPD and NaN matrices mixed in). Variable-size batches: sizes uniform and
 // Gaussian in [0, max] with 0 and 1 among them, every early-termination / scheduling
@@ -221,6 +221,29 @@ TEMPLATE_TEST_CASE("cuda potrf, every blocked shape and the loop-inclusive kerne
           tb::cuda::blocked::potrf(nullptr, ul, A.dview(layout_c<layout::strided>{}), info.d.data(), n, o);
           check_all(arg(A, "A"), arg(info, "info"));
         }
+}
+
+TEMPLATE_TEST_CASE("cuda potrf, the GEMM-updated path at each panel width", "[potrf][large]", float, double) {
+  // Orders below, at and past one panel, multiples of it and not; strided (ld > n, stride
+  // > ld * n) and pointer arrays; not-SPD and NaN matrices among them (fill_spd).
+  using T = TestType;
+  for_layouts([](auto l) {
+    for (int nb : {32, 64})
+      for (tb::uplo ul : both_uplos)
+        for (int n : small_grid() ? std::vector<int>{1, 33, 130} : std::vector<int>{1, 7, 32, 33, 64, 65, 130, 300}) {
+          INFO("GEMM-updated nb " << nb << " " << name(ul) << " n=" << n);
+          const index_t count = small_grid() ? 11 : 23;
+          tbatch<T> A(n, n, count);
+          fill_spd(A, ul);
+          auto info = tints::info(count);
+          A.upload(), info.upload();
+          tb::potrf(host_ref, ul, A.hview(l), info.hspan());
+          tb::cuda::blocked::cholesky_options o;
+          o.gemm_nb = nb;
+          tb::cuda::blocked::potrf(nullptr, ul, A.dview(l), info.d.data(), n, o);
+          check_all(arg(A, "A"), arg(info, "info"));
+        }
+  });
 }
 
 TEMPLATE_TEST_CASE("cuda posv beyond n = 32", "[posv][large]", float, double) {

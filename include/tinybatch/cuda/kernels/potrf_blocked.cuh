@@ -254,6 +254,9 @@ __global__ void __launch_bounds__(256) potrs_kernel(VA A, VB B, index_t count, c
 
 }  // namespace tinybatch::cuda::blocked_kernels
 
+// The GEMM-updated path for larger uniform batches (uses factor_at above).
+#include "potrf_gemm.cuh"
+
 namespace tinybatch::cuda::blocked {
 
 namespace bk = blocked_kernels;
@@ -265,6 +268,10 @@ struct cholesky_options {
   bool inclusive = false;  ///< one loop-inclusive launch instead of one launch per panel
   kernels::early_exit early = kernels::early_exit::aggressive;
   kernels::start sched = kernels::start::lazy;
+  /// Uniform batches: panel width of the GEMM-updated path (potrf_gemm.cuh); 0: the fused
+  /// kernel; -1: the tuning table's choice (cholesky_gemm_nb), unless shape or inclusive asks
+  /// for the fused kernel.
+  int gemm_nb = -1;
 };
 
 template <class K>
@@ -328,6 +335,20 @@ void potrf(CUstream_st* stream, uplo u, const V& A, int* info, int nmax, cholesk
   if (A.count() <= 0) return;
   check(cudaMemsetAsync(info, 0, sizeof(int) * std::size_t(A.count()), stream), "cudaMemsetAsync(info, 0)");
   if (nmax <= 0) return;
+  // (Compile-time orders up to 32 take the register kernels before they get here: the GEMM
+  // path is not instantiated for them.)
+  if constexpr (V::uniform && (V::static_rows == dynamic || V::static_rows > 32)) {
+    const int nb = o.gemm_nb >= 0                    ? o.gemm_nb
+                   : o.shape < 0 && !o.inclusive ? bk::cholesky_gemm_nb(int(sizeof(T)), nmax)
+                                                  : 0;
+    if (nb > 0) {
+      if (nb <= 32)
+        u == uplo::upper ? potrf_gemm<T, 32, true>(stream, A, info, nmax) : potrf_gemm<T, 32, false>(stream, A, info, nmax);
+      else
+        u == uplo::upper ? potrf_gemm<T, 64, true>(stream, A, info, nmax) : potrf_gemm<T, 64, false>(stream, A, info, nmax);
+      return;
+    }
+  }
   const int si = o.shape >= 0 ? o.shape : bk::cholesky_shape_for(int(sizeof(T)), nmax);
   switch (si) {
     case 0: potrf_shape<T, 0>(stream, u, A, info, nmax, o); break;

@@ -1,0 +1,219 @@
+// Batched Cholesky of larger orders on uniform batches: left-looking by panels of NB columns,
+// each panel's update by cuBLAS batched GEMM (tensor-core DGEMM on sm_80 and later), its
+// factorization by one kernel.
+//
+// Why: the fused kernel (potrf_blocked.cuh) does the update with one FMA per shared-memory
+// load and re-reads the factored columns n / (6 IB) times; from n of about a hundred that,
+// not the arithmetic, limits it, and cuSOLVER's potrfBatched overtakes it. Here the update
+// of panel j, S = L(j:n, 0:j) L(j:j+w, 0:j)^T, is one GEMM over the whole batch (strided
+// or pointer-array) into a workspace S, and the panel kernel then factors A(j:n, j:j+w) - S:
+// POTF2 of the diagonal block in shared memory, TRSM of the rows below in registers.
+//
+// The matrix itself is written only by the panel kernel, and only once per element, when
+// final: GEMM reads A and writes S. So a matrix that fails at column f (info = f + 1) keeps
+// every column right of f as it was, as with LAPACK's dpotf2 and the fused kernel, the
+// other triangle is never touched, and no update needs a triangle-only (SYRK) product.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <math.h>
+
+#include <algorithm>
+#include <string>
+
+#include "../../core/config.hpp"
+#include "../../core/enums.hpp"
+#include "../cublas.hpp"
+#include "../error.hpp"
+
+namespace tinybatch::cuda::blocked_kernels {
+
+/// Threads (= rows below the diagonal block) per panel block.
+inline constexpr int gemm_panel_threads = 128;
+
+/// Panel j (columns j .. j + w) of matrix base + blockIdx.x, blockIdx.y-th group of rows below
+/// the diagonal block. S (null at j = 0): the panel's update, (n - j) x w, column-major with
+/// leading dimension lds, s_stride apart per matrix of the launch. Every block factors the
+/// w x w diagonal block itself (the same arithmetic in each, so each finds the same failing
+/// column); block y = 0 stores it and info.
+template <class T, int NB, bool UPPER, class V>
+__global__ void __launch_bounds__(gemm_panel_threads)
+    potrf_gemm_panel_kernel(V A, index_t base, index_t count, int* info, const T* S, int lds, index_t s_stride,
+                            int j) {
+  constexpr int TPB = gemm_panel_threads;
+  __shared__ T sD[NB][NB + 1];
+  __shared__ T rcp[NB];
+  const index_t k = base + blockIdx.x;
+  if (k >= count) return;
+  // A failure at an earlier panel (info <= j) ends the matrix; this launch's own failure is
+  // written by block 0 while others may still read: they must not act on it.
+  const int prev = info[k];
+  if (prev != 0 && prev <= j) return;
+  const auto a = A[k];
+  const int n = a.rows();
+  if (j >= n) return;
+  const int rows = n - j, w = rows < NB ? rows : NB;
+  T* const m = a.data + j + index_t(j) * a.ld;  // L(j, j), lower or upper storage alike
+  const T* const s = S ? S + index_t(blockIdx.x) * s_stride : nullptr;
+  const int t = threadIdx.x;
+
+  // The diagonal block's lower triangle, updated, into shared memory; consecutive threads on
+  // consecutive addresses of A.
+  for (int e = t; e < NB * NB; e += TPB) {
+    const int r = UPPER ? e / NB : e % NB, c = UPPER ? e % NB : e / NB;
+    if (r < w && c <= r) sD[r][c] = *factor_at<UPPER>(m, a.ld, r, c) - (s ? s[r + index_t(c) * lds] : T(0));
+  }
+  // This thread's row below the diagonal block, updated, into registers (the loads go out
+  // before the POTF2 below, which hides their latency).
+  const int r = w + int(blockIdx.y) * TPB + t;
+  const bool mine = r < rows;
+  T acc[NB];
+#pragma unroll
+  for (int c = 0; c < NB; ++c)
+    acc[c] = mine && c < w ? *factor_at<UPPER>(m, a.ld, r, c) - (s ? s[r + index_t(c) * lds] : T(0)) : T(0);
+  __syncthreads();
+
+  // POTF2, right-looking, one barrier per column: step c updates columns > c from column c
+  // unscaled (l_rc l_ic = a_rc a_ic / d) while column c - 1 is scaled, so no two phases
+  // touch the same column between barriers.
+  int failed = w;
+  for (int c = 0; c < w; ++c) {
+    const T d = sD[c][c];
+    if (!(d > T(0))) {  // every thread reads the same d: a uniform exit
+      failed = c;
+      break;
+    }
+    const T inv_d = T(1) / d;
+    const int tail = w - c - 1;
+    for (int e = t; e < tail * tail; e += TPB) {
+      const int rr = c + 1 + e % tail, cc = c + 1 + e / tail;
+      if (cc <= rr) sD[rr][cc] -= sD[rr][c] * sD[cc][c] * inv_d;
+    }
+    __syncthreads();
+    // Column c final (no later step reads it unscaled: they read columns > c).
+    const T l = sqrt(d), inv = T(1) / l;
+    for (int rr = c + 1 + t; rr < w; rr += TPB) sD[rr][c] *= inv;
+    if (t == 0) sD[c][c] = l, rcp[c] = inv;
+  }
+  __syncthreads();
+
+  if (blockIdx.y == 0) {
+    // The diagonal block: columns left of the failure, and the failing pivot itself as dpotf2
+    // stores it (its updated value).
+    for (int e = t; e < NB * NB; e += TPB) {
+      const int rr = UPPER ? e / NB : e % NB, cc = UPPER ? e % NB : e / NB;
+      if (rr < w && cc <= rr && (cc < failed || (cc == failed && cc == rr)))
+        *factor_at<UPPER>(m, a.ld, rr, cc) = sD[rr][cc];
+    }
+    if (t == 0 && failed < w) info[k] = j + failed + 1;
+  }
+  // TRSM of this row: x_c = (a_c - sum_{c' < c} x_c' L(c, c')) / L(c, c), for the columns left
+  // of a failure (dpotf2 has finished those for every row).
+  if (mine) {
+#pragma unroll
+    for (int c = 0; c < NB; ++c) {
+      if (c >= failed) break;
+      T x = acc[c];
+#pragma unroll
+      for (int c2 = 0; c2 < c; ++c2) x -= acc[c2] * sD[c][c2];
+      acc[c] = x * rcp[c];
+      *factor_at<UPPER>(m, a.ld, r, c) = acc[c];
+    }
+  }
+}
+
+/// Pointer-array batches: the operands of panel j's GEMM, one pointer per matrix.
+template <class T, bool UPPER>
+__global__ void gemm_operands_kernel(T* const* ptrs, index_t base, int cnt, int ld, int j, T* S, index_t s_stride,
+                                     const T** a_ops, T** s_ops) {
+  const int i = int(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= cnt) return;
+  // L(j, 0) of the lower factor is at (j, 0); of the upper one (stored transposed) at (0, j).
+  a_ops[i] = ptrs[base + i] + (UPPER ? index_t(j) * ld : index_t(j));
+  s_ops[i] = S + index_t(i) * s_stride;
+}
+
+}  // namespace tinybatch::cuda::blocked_kernels
+
+namespace tinybatch::cuda::detail {
+
+inline cublasStatus_t gemm_batched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                                   int k, const float* alpha, const float* const* a, int lda, const float* const* b,
+                                   int ldb, const float* beta, float* const* c, int ldc, int count) {
+  return cublasSgemmBatched(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, count);
+}
+inline cublasStatus_t gemm_batched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                                   int k, const double* alpha, const double* const* a, int lda,
+                                   const double* const* b, int ldb, const double* beta, double* const* c, int ldc,
+                                   int count) {
+  return cublasDgemmBatched(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, count);
+}
+
+}  // namespace tinybatch::cuda::detail
+
+namespace tinybatch::cuda::blocked {
+
+/// Workspace of the GEMM-updated path: S for at most this many bytes of matrices at a time
+/// (larger batches run in chunks of matrices).
+inline constexpr std::size_t gemm_workspace_bytes = std::size_t(256) << 20;
+
+/// Cholesky of every matrix of a uniform view (strided_view or pointer_view) of order n by
+/// panels of NB columns, updates by cuBLAS. info is already zeroed. Nothing waits for the host.
+template <class T, int NB, bool UPPER, class V>
+void potrf_gemm(CUstream_st* stream, const V& A, int* info, int n) {
+  namespace bk = blocked_kernels;
+  constexpr int TPB = bk::gemm_panel_threads;
+  const index_t count = A.count();
+  const index_t per = index_t(n) * NB;  // S of one matrix: n x NB, leading dimension n
+  index_t chunk = std::max<index_t>(1, index_t(gemm_workspace_bytes / (sizeof(T) * std::size_t(per))));
+  chunk = std::min<index_t>({chunk, count, index_t(2147483647)});
+  constexpr bool pointers = requires(const V& v) { v.pointers(); };
+  const std::size_t s_bytes = sizeof(T) * std::size_t(chunk * per);
+  const std::size_t bytes = s_bytes + (pointers ? 2 * sizeof(T*) * std::size_t(chunk) : 0);
+  void* ws = nullptr;
+  check(cudaMallocAsync(&ws, bytes, stream), "cudaMallocAsync(&workspace, " + std::to_string(bytes) + ", stream)");
+  struct release {
+    void* p;
+    CUstream_st* s;
+    ~release() { (void)cudaFreeAsync(p, s); }  // queued behind the kernels that use it
+  } guard{ws, stream};
+  T* const S = static_cast<T*>(ws);
+  const T** const a_ops = reinterpret_cast<const T**>(static_cast<char*>(ws) + s_bytes);
+  T** const s_ops = reinterpret_cast<T**>(static_cast<char*>(ws) + s_bytes + sizeof(T*) * std::size_t(chunk));
+  cublasHandle_t h = n > NB ? detail::cublas_handle(stream) : nullptr;
+  const T one = 1, zero = 0;
+  // Lower: S = L(j:n, 0:j) L(j:j+w, 0:j)^T, A(j, 0) twice with N, T. Upper (U = L^T):
+  // S = U(0:j, j:n)^T U(0:j, j:j+w), U(0, j) twice with T, N.
+  const cublasOperation_t ta = UPPER ? CUBLAS_OP_T : CUBLAS_OP_N, tb = UPPER ? CUBLAS_OP_N : CUBLAS_OP_T;
+  for (index_t base = 0; base < count; base += chunk) {
+    const int cnt = int(std::min(chunk, count - base));
+    for (int j = 0; j < n; j += NB) {
+      const int w = std::min(NB, n - j);
+      if (j > 0) {
+        const std::string what = std::string(sizeof(T) == 4 ? "cublasSgemm" : "cublasDgemm") +
+                                 (pointers ? "Batched" : "StridedBatched") + " (Cholesky update, m " +
+                                 std::to_string(n - j) + ", n " + std::to_string(w) + ", k " + std::to_string(j) +
+                                 ", count " + std::to_string(cnt) + ")";
+        if constexpr (pointers) {
+          bk::gemm_operands_kernel<T, UPPER><<<unsigned((cnt + 255) / 256), 256, 0, stream>>>(
+              A.pointers(), base, cnt, A.ld(), j, S, per, a_ops, s_ops);
+          check_launch("tinybatch::cuda potrf (GEMM-updated, operands)");
+          check(detail::gemm_batched(h, ta, tb, n - j, w, j, &one, a_ops, A.ld(), a_ops, A.ld(), &zero, s_ops, n, cnt),
+                what);
+        } else {
+          const T* a0 = A.data() + base * A.stride() + (UPPER ? index_t(j) * A.ld() : index_t(j));
+          check(detail::gemm_strided(h, ta, tb, n - j, w, j, &one, a0, A.ld(), (long long)A.stride(), a0, A.ld(),
+                                     (long long)A.stride(), &zero, S, n, (long long)per, cnt),
+                what);
+        }
+      }
+      const int below = n - j - w;
+      const dim3 grid(unsigned(cnt), unsigned(std::max(1, (below + TPB - 1) / TPB)));
+      bk::potrf_gemm_panel_kernel<T, NB, UPPER><<<grid, TPB, 0, stream>>>(A, base, count, info, j > 0 ? S : nullptr,
+                                                                          n, per, j);
+      check_launch("tinybatch::cuda potrf (GEMM-updated panel)");
+    }
+  }
+}
+
+}  // namespace tinybatch::cuda::blocked
