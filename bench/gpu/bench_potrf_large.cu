@@ -215,9 +215,16 @@ void fixed_sizes(const options& o, const machine& m, writer& w, cusolverDnHandle
       // The GEMM-updated path (potrf_gemm.cuh) at each panel width, lower and upper.
       for (int nb : {32, 64})
         for (tb::uplo ul : {tb::uplo::lower, tb::uplo::upper}) {
-          tb::cuda::blocked::cholesky_options co;
-          co.gemm_nb = nb;
-          ms = tb_bench::median_ms(e0, e1, 5, 30, [&] { tb::cuda::blocked::potrf(nullptr, ul, view, info.data(), n, co); }, restore);
+          auto run = [&] {
+            check(cudaMemsetAsync(info.data(), 0, sizeof(int) * std::size_t(count)), "cudaMemsetAsync(info)");
+            if (nb == 32)
+              ul == tb::uplo::upper ? tb::cuda::blocked::potrf_gemm<T, 32, true>(nullptr, view, info.data(), n)
+                                    : tb::cuda::blocked::potrf_gemm<T, 32, false>(nullptr, view, info.data(), n);
+            else
+              ul == tb::uplo::upper ? tb::cuda::blocked::potrf_gemm<T, 64, true>(nullptr, view, info.data(), n)
+                                    : tb::cuda::blocked::potrf_gemm<T, 64, false>(nullptr, view, info.data(), n);
+          };
+          ms = tb_bench::median_ms(e0, e1, 5, 30, run, restore);
           w.row("fixed", p, "-", n, count, "tinybatch",
                 "gemm_nb" + std::to_string(nb) + (ul == tb::uplo::upper ? "_upper" : ""), ms, flops, bound);
         }

@@ -268,9 +268,9 @@ struct cholesky_options {
   bool inclusive = false;  ///< one loop-inclusive launch instead of one launch per panel
   kernels::early_exit early = kernels::early_exit::aggressive;
   kernels::start sched = kernels::start::lazy;
-  /// Uniform batches: panel width of the GEMM-updated path (potrf_gemm.cuh); 0: the fused
-  /// kernel; -1: the tuning table's choice (cholesky_gemm_nb), unless shape or inclusive asks
-  /// for the fused kernel.
+  /// Uniform batches: > 0 takes the GEMM-updated path (potrf_gemm.cuh, panels of 32
+  /// columns); 0: the fused kernel; -1: the tuning table's choice (cholesky_gemm_nb), unless
+  /// shape or inclusive asks for the fused kernel.
   int gemm_nb = -1;
 };
 
@@ -341,11 +341,11 @@ void potrf(CUstream_st* stream, uplo u, const V& A, int* info, int nmax, cholesk
     const int nb = o.gemm_nb >= 0                    ? o.gemm_nb
                    : o.shape < 0 && !o.inclusive ? bk::cholesky_gemm_nb(int(sizeof(T)), nmax)
                                                   : 0;
+    // One width is instantiated here (each costs every program that calls potrf on a
+    // run-time-size view about 10 s of nvcc time); potrf_gemm<T, 64, UPPER> is there to
+    // call directly (the tuning benchmark and the tests do).
     if (nb > 0) {
-      if (nb <= 32)
-        u == uplo::upper ? potrf_gemm<T, 32, true>(stream, A, info, nmax) : potrf_gemm<T, 32, false>(stream, A, info, nmax);
-      else
-        u == uplo::upper ? potrf_gemm<T, 64, true>(stream, A, info, nmax) : potrf_gemm<T, 64, false>(stream, A, info, nmax);
+      u == uplo::upper ? potrf_gemm<T, 32, true>(stream, A, info, nmax) : potrf_gemm<T, 32, false>(stream, A, info, nmax);
       return;
     }
   }

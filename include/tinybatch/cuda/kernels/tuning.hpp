@@ -409,8 +409,9 @@ constexpr int cholesky_shape_for(int elem_bytes, int n) {
 
 /// Uniform batches: the panel width of the GEMM-updated path (potrf_gemm.cuh: cuBLAS batched
 /// GEMM for each panel's update) for order n, 0 where the fused kernel above is faster.
-/// Supported widths: 32 and 64. Off (0) until measured on a GPU: the path is reached through
-/// cholesky_options::gemm_nb (the tests and bench_potrf_large --sweep) only.
+/// The backend instantiates width 32 (64 exists as potrf_gemm<T, 64, UPPER>, for the sweep).
+/// Off (0) until measured on a GPU: the path is reached through cholesky_options::gemm_nb
+/// (the tests and bench_potrf_large --sweep) only.
 constexpr int cholesky_gemm_nb(int elem_bytes, int n) {
   (void)elem_bytes, (void)n;
   return 0;
