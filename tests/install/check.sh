@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs a configured build into a scratch prefix and builds tests/install/consumer.cpp
 # against it twice: with the pkg-config file and with the CMake package; in builds with CUDA
-# also consumer.cu with nvcc, both ways (run only where there is a GPU).
+# also consumer.cu with nvcc, both ways (run only where there is a GPU); in builds with the
+# kernel library consumer_kernels.cpp with pkg-config tinybatch-kernels.
 set -euo pipefail
 build=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,6 +16,13 @@ pc_dir=$(dirname "$(find "$root" -name tinybatch.pc | head -n1)")
 flags=$(PKG_CONFIG_PATH="$pc_dir" PKG_CONFIG_SYSROOT_DIR="$prefix" pkg-config --cflags --libs tinybatch)
 g++ $flags "$here/consumer.cpp" -o "$prefix/consumer-pc"
 "$prefix/consumer-pc"
+# The compiled kernel library (builds with -Dkernel_library=true): a run-time order through it.
+if [ -f "$pc_dir/tinybatch-kernels.pc" ]; then
+  flags=$(PKG_CONFIG_PATH="$pc_dir" PKG_CONFIG_SYSROOT_DIR="$prefix" pkg-config --cflags --libs tinybatch-kernels)
+  # the library after the source: the toolchain links with --as-needed
+  g++ "$here/consumer_kernels.cpp" $flags -o "$prefix/consumer-kernels-pc"
+  LD_LIBRARY_PATH="$(dirname "$(find "$root" -name 'libtinybatch_kernels.so' | head -n1)")" "$prefix/consumer-kernels-pc"
+fi
 # CUDA users (builds with CUDA only): tinybatch-cuda.pc gives nvcc-ready flags and brings
 # cuBLAS to the link line. consumer.cu is a real CUDA program (every operation on the GPU),
 # compiled and linked by nvcc with the .pc file's flags only, run where there is a GPU.

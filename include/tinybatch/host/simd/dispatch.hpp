@@ -33,6 +33,7 @@ inline bool inverse(const auto&...) { return false; }
 #include "../ranges.hpp"
 #include "../tuning.hpp"
 #include "../compact/staged.hpp"
+#include "../compiled.hpp"
 #include "gemm.hpp"
 #include "solve.hpp"
 
@@ -64,6 +65,27 @@ constexpr parallel_policy<kernels::simd> canonical(const sequential_policy<K>&) 
 template <class K>
 constexpr parallel_policy<kernels::simd> canonical(const parallel_policy<K>& p) {
   return {p.threads};
+}
+
+/// Whether a call goes to the compiled kernel library (host/compiled.hpp): run-time extents,
+/// float or double, a policy that runs the SIMD kernels, a program that links the library.
+template <class Policy, class... V>
+inline constexpr bool runs_compiled =
+    TINYBATCH_USES_KERNEL_LIBRARY &&
+    (std::is_same_v<typename Policy::kernels, kernels::simd> ||
+     std::is_same_v<typename Policy::kernels, kernels::automatic>) &&
+    ((V::uniform && (V::static_rows == dynamic || V::static_cols == dynamic) &&
+      (std::is_same_v<typename V::value_type, float> || std::is_same_v<typename V::value_type, double>)) &&
+     ...);
+
+/// The team a call asks for: 1 for `seq`, `threads` of `par` (0: OpenMP's default).
+template <class K>
+constexpr int team(const sequential_policy<K>&) {
+  return 1;
+}
+template <class K>
+constexpr int team(const parallel_policy<K>& p) {
+  return p.threads;
 }
 
 /// Runs body(isa, k0, k1) over the batch with the active instruction set.
@@ -105,7 +127,9 @@ namespace st = compact::staged;
 template <class P, class VA>
 bool getrf(const P& p, const VA& A, const pivot_view& ipiv, int* info) {
   constexpr int M = VA::static_rows, N = VA::static_cols;
-  if constexpr (applies<P, tuning::staged<typename VA::value_type>(tuning::op::getrf, M < N ? N : M), VA>)
+  if constexpr (runs_compiled<P, VA>)
+    return compiled::getrf(team(p), starts_of(A), A.rows(), A.cols(), A.count(), ipiv, info);
+  else if constexpr (applies<P, tuning::staged<typename VA::value_type>(tuning::op::getrf, M < N ? N : M), VA>)
     return st::getrf<M, N>(canonical(p), starts_of(A), A.count(), ipiv, info);
   else
     return false;
@@ -114,7 +138,9 @@ bool getrf(const P& p, const VA& A, const pivot_view& ipiv, int* info) {
 template <class P, class VA>
 bool potrf(const P& p, uplo ul, const VA& A, int* info) {
   constexpr int N = VA::static_rows;
-  if constexpr (applies<P, tuning::staged<typename VA::value_type>(tuning::op::potrf, N), VA>) {
+  if constexpr (runs_compiled<P, VA>) {
+    return A.rows() == A.cols() && compiled::potrf(team(p), ul == uplo::lower, starts_of(A), A.rows(), A.count(), info);
+  } else if constexpr (applies<P, tuning::staged<typename VA::value_type>(tuning::op::potrf, N), VA>) {
     const auto a = starts_of(A);
     return ul == uplo::lower ? st::potrf<N, true>(canonical(p), a, A.count(), info)
                              : st::potrf<N, false>(canonical(p), a, A.count(), info);
@@ -136,7 +162,10 @@ bool getrs(const P& p, op t, const VA& A, const pivot_view& ipiv, const VB& B, c
   using T = typename VA::value_type;
   // Direct (host/simd/solve.hpp) or staged, per transpose: only the kernels taken are built.
   constexpr bool dn = tuning::direct<T>(tuning::op::getrs, N), dt = tuning::direct<T>(tuning::op::getrs, N, true);
-  if constexpr (applies<P, tuning::staged<T>(tuning::op::getrs, N) || dn || dt, VA, VB>) {
+  if constexpr (runs_compiled<P, VA, VB>) {
+    return compiled::getrs(team(p), t != op::no_trans, starts_of(A), ipiv, starts_of(B), A.rows(), B.cols(), B.count(),
+                           info);
+  } else if constexpr (applies<P, tuning::staged<T>(tuning::op::getrs, N) || dn || dt, VA, VB>) {
     const auto a = starts_of(A), b = starts_of(B);
     const bool streaming = solve_streams<T, N, NRHS>(B.count());
     using K = direct::solve_kind;
@@ -164,7 +193,9 @@ bool potrs(const P& p, uplo ul, const VA& A, const VB& B, const int* info) {
   constexpr int N = VA::static_rows, NRHS = VB::static_cols;
   using T = typename VA::value_type;
   constexpr bool d = tuning::direct<T>(tuning::op::potrs, N);
-  if constexpr (applies<P, tuning::staged<T>(tuning::op::potrs, N) || d, VA, VB>) {
+  if constexpr (runs_compiled<P, VA, VB>) {
+    return compiled::potrs(team(p), ul == uplo::lower, starts_of(A), starts_of(B), A.rows(), B.cols(), B.count(), info);
+  } else if constexpr (applies<P, tuning::staged<T>(tuning::op::potrs, N) || d, VA, VB>) {
     const auto a = starts_of(A), b = starts_of(B);
     if constexpr (d) {
       const bool streaming = solve_streams<T, N, NRHS>(B.count());
