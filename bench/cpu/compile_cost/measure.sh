@@ -16,7 +16,7 @@ progs=("$@")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 flags=(-std=c++20 -O2 -fopenmp -I"$root/include")
-printf '%-16s %8s %9s  %s\n' program "CPU s" "peak MB" "run"
+printf '%-16s %8s %9s  %s\n' program "CPU s" "peak MiB" "run"
 for p in "${progs[@]}"; do
   case $p in
     runtime) cmd=(g++ "${flags[@]}" "$here/runtime_gesv.cpp") ;;
