@@ -348,6 +348,7 @@ void potrf(CUstream_st* stream, uplo u, const V& A, int* info, int nmax, cholesk
       u == uplo::upper ? potrf_gemm<T, 32, true>(stream, A, info, nmax) : potrf_gemm<T, 32, false>(stream, A, info, nmax);
       return;
     }
+    if (o.shape < 0 && !o.inclusive) o.inclusive = bk::cholesky_inclusive(int(sizeof(T)), nmax);
   }
   const int si = o.shape >= 0 ? o.shape : bk::cholesky_shape_for(int(sizeof(T)), nmax);
   switch (si) {

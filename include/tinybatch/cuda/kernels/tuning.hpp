@@ -409,12 +409,24 @@ constexpr int cholesky_shape_for(int elem_bytes, int n) {
 
 /// Uniform batches: the panel width of the GEMM-updated path (potrf_gemm.cuh: cuBLAS batched
 /// GEMM for each panel's update) for order n, 0 where the fused kernel above is faster.
-/// The backend instantiates width 32 (64 exists as potrf_gemm<T, 64, UPPER>, for the sweep).
-/// Off (0) until measured on a GPU: the path is reached through cholesky_options::gemm_nb
-/// (the tests and bench_potrf_large --sweep) only.
+/// The backend instantiates width 32; 64 exists as potrf_gemm<T, 64, UPPER> for the sweep and
+/// lost everywhere (its POTF2 and TRSM cost more than the wider GEMM saves). From the sweep of
+/// bench_potrf_large on an H100 (bench/results/h100/potrf-gemm-3248e24-sweep.csv, 0.5 GiB,
+/// ms, fused default | GEMM nb 32 | nb 64 | cuSOLVER): double n = 64 1.18 | 2.06 | - | 1.77,
+/// 100 1.75 | 1.95 | - | 1.86, 128 1.70 | 1.55 | 3.06 | 1.54, 256 2.50 | 1.56 | 2.50 | 1.75,
+/// 1024 17.5 | 2.99 | 3.84 | 4.00; float 100 2.50 | 2.31 | 1.73 (loop-inclusive IB 8), 128
+/// 2.43 | 1.75 | 1.60 (inclusive IB 8), 200 3.69 | 2.03, 1024 17.7 | 3.50 | 4.40.
+/// On the H200 (potrf-gemm-3248e24-sweep-h200.csv) double crosses at n = 128 (fused 1.52 |
+/// GEMM 1.52 ms; 112: 1.68 | 1.75), float, whose fused kernel runs loop-inclusive below 160
+/// (next), at 160 (inclusive 2.02 | GEMM 1.57; 128: 1.63 | 1.75).
 constexpr int cholesky_gemm_nb(int elem_bytes, int n) {
-  (void)elem_bytes, (void)n;
-  return 0;
+  return n >= (elem_bytes == 8 ? 120 : 160) ? 32 : 0;
 }
+
+/// Uniform batches on the fused kernel: one loop-inclusive launch instead of one per panel.
+/// Float from n = 64 to the GEMM crossover: H200, ms, exclusive | inclusive (IB 8): n = 64
+/// 1.65 | 1.45, 100 2.39 | 1.74, 128 2.33 | 1.63. Double gains at most 8% (n = 64) and loses
+/// at 100 and 128: not taken.
+constexpr bool cholesky_inclusive(int elem_bytes, int n) { return elem_bytes == 4 && n >= 64 && n < 160; }
 
 }  // namespace tinybatch::cuda::blocked_kernels
