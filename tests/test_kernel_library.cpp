@@ -21,6 +21,8 @@ namespace tc = tinybatch::detail::compiled;
 bool in_library(int n) {
 #if defined(TINYBATCH_KERNELS_FEW)
   return n == 2 || n == 7 || n == 8;
+#elif defined(TINYBATCH_KERNELS_ONE)
+  return n == 7;
 #else
   return n >= 1 && n <= 32;
 #endif
