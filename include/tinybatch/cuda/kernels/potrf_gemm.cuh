@@ -164,6 +164,7 @@ void potrf_gemm(CUstream_st* stream, const V& A, int* info, int n) {
   namespace bk = blocked_kernels;
   constexpr int TPB = bk::gemm_panel_threads;
   const index_t count = A.count();
+  if (count <= 0 || n <= 0) return;
   const index_t per = index_t(n) * NB;  // S of one matrix: n x NB, leading dimension n
   index_t chunk = std::max<index_t>(1, index_t(gemm_workspace_bytes / (sizeof(T) * std::size_t(per))));
   chunk = std::min<index_t>({chunk, count, index_t(2147483647)});
