@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The full host test grid: every test at every size, both types, every instruction set the
+# CPU runs (AVX2 and AVX-512), the grid tests through the SIMD kernels, the compact test at
+# every n, the compiled kernel library for every order 1..32. tests/run.sh (CI: two cores,
+# 90 minutes) runs a reduced grid of the same programs; this is the command to run before a
+# change to the kernels or to the reduced sets lands.
+#   bash tests/full-grid.sh [build folder, default build/full]
+# Cost: about 10,000 CPU seconds of compile (g++ 12 -O2): about 12 minutes on 16 cores,
+# hours on two. Rerunning continues an interrupted build. TB_FULL_GRID_BUILD_ONLY=1 stops
+# after the build (for machines where a command's time is limited); TB_SKIP_DEPS=1 skips the
+# Debian packages check (a machine whose dependencies come from elsewhere, as the GPU
+# machine's .device-deps).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "${TB_SKIP_DEPS:-0}" = 1 ] || source tests/deps.sh
+build=${1:-build/full}
+jobs=$(nproc)
+[ -f "$build/build.ninja" ] ||
+  meson setup "$build" --buildtype=release -Doptimization=2 -Dcuda=disabled -Dtests=true -Dbenchmarks=false \
+    -Dexamples=false -Dsimd_test_sizes=all -Dcompact_test_sizes=all -Dgrid_simd=true -Dgrid_sizes=all \
+    -Dsimd_test_isas=all -Dkernel_library=true -Dkernel_library_sizes=all
+ninja -C "$build" -j"$jobs"
+[ "${TB_FULL_GRID_BUILD_ONLY:-0}" = 1 ] && exit 0
+meson test -C "$build" --suite host --print-errorlogs --num-processes "$jobs"
+echo "tinybatch: full host grid passed"
