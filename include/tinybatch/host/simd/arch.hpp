@@ -167,9 +167,15 @@ TINYBATCH_SIMD_INLINE void store(T* p, const pack<T, W>& v) {
 /// a third ran at 0.60 - 0.66 of the memcpy roofline with plain stores and 0.80 - 0.85 with
 /// these (git show b70cdcc:docs/performance.md, CPU). Inline assembly, not an intrinsic: this header uses none
 /// (above). Stores issued so must be fenced (store_fence) before another thread reads them.
+/// Without optimization (-O0) GCC cannot always give the operand a vector register ("impossible
+/// constraint in asm"): a plain store there, the same result.
 template <int W, class T>
 TINYBATCH_SIMD_INLINE void stream(T* p, const pack<T, W>& v) {
   static_assert(sizeof v == 16 || sizeof v == 32 || sizeof v == 64);
+#if !defined(__OPTIMIZE__)
+  std::memcpy(p, &v, sizeof v);
+  return;
+#endif
   auto& m = *reinterpret_cast<pack<T, W>*>(p);
   if constexpr (sizeof(T) == 8)
     asm volatile("vmovntpd %1, %0" : "=m"(m) : "v"(v) : "memory");
@@ -183,6 +189,10 @@ TINYBATCH_SIMD_INLINE void stream(T* p, const pack<T, W>& v) {
 /// end of the including file, which the pragma of this header does not cover.)
 template <int W, class T>
 TINYBATCH_SIMD_INLINE void load_masked(pack<T, W>& v, const T* p, unsigned short mask) {
+#if !defined(__OPTIMIZE__)  // -O0: lane by lane (as `stream`)
+  for (int l = 0; l < W; ++l) v[l] = (mask >> l) & 1 ? p[l] : T(0);
+  return;
+#endif
   struct bytes {
     char b[W * sizeof(T)];
   };
@@ -194,6 +204,11 @@ TINYBATCH_SIMD_INLINE void load_masked(pack<T, W>& v, const T* p, unsigned short
 /// Stores the lanes of v selected by mask to p; the memory of the other lanes is left alone.
 template <int W, class T>
 TINYBATCH_SIMD_INLINE void store_masked(T* p, const pack<T, W>& v, unsigned short mask) {
+#if !defined(__OPTIMIZE__)  // -O0: lane by lane (as `stream`)
+  for (int l = 0; l < W; ++l)
+    if ((mask >> l) & 1) p[l] = v[l];
+  return;
+#endif
   struct bytes {
     char b[W * sizeof(T)];
   };
