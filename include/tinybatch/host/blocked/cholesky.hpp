@@ -11,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 
 #include "../../core/enums.hpp"
 #include "../../core/matrix_ref.hpp"
@@ -71,6 +72,44 @@ template <class T>
 using map = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>, 0, Eigen::OuterStride<>>;
 #endif
 
+/// The diagonal block's dpotf2 (lower storage): the reference's arithmetic, operation for
+/// operation in the same order (so the same bits and the same info), but with the column's
+/// update as axpys down contiguous columns (the reference walks rows of L, ld apart). The
+/// pivot is formed and tested first, so a failing column keeps its rows below, as dpotf2's.
+/// Upper storage keeps the reference: its inner products already run down columns of U.
+/// The axpys are `omp simd` loops where OpenMP is on: GCC's -O2 does not vectorize a loop of
+/// run-time length otherwise.
+#if defined(_OPENMP)
+#define TINYBATCH_AXPY_LOOP _Pragma("omp simd")
+#else
+#define TINYBATCH_AXPY_LOOP
+#endif
+template <class T>
+int potf2_lower(T* a, index_t ld, int n) {
+  for (int j = 0; j < n; ++j) {
+    T* const cj = a + index_t(j) * ld;
+    T ajj = cj[j];
+    for (int k = 0; k < j; ++k) ajj -= a[j + index_t(k) * ld] * a[j + index_t(k) * ld];
+    if (!(ajj > T(0))) {
+      cj[j] = ajj;
+      return j + 1;
+    }
+    ajj = std::sqrt(ajj);
+    cj[j] = ajj;
+    for (int k = 0; k < j; ++k) {
+      const T t = a[j + index_t(k) * ld];
+      const T* const ck = a + index_t(k) * ld;
+TINYBATCH_AXPY_LOOP
+      for (int i = j + 1; i < n; ++i) cj[i] -= ck[i] * t;
+    }
+    const T r = T(1) / ajj;
+TINYBATCH_AXPY_LOOP
+    for (int i = j + 1; i < n; ++i) cj[i] *= r;
+  }
+  return 0;
+}
+#undef TINYBATCH_AXPY_LOOP
+
 }  // namespace detail
 
 /// A = L L^T (lower) or U^T U (upper) of one n x n matrix in place, only that triangle read
@@ -105,7 +144,7 @@ int potrf(uplo ul, matrix_ref<T> A, int nb = cholesky_nb) {
       }
 #endif
     }
-    const int info = reference::potrf(ul, matrix_ref<T>(at(j, j), ld, jb, jb));
+    const int info = lo ? detail::potf2_lower(at(j, j), ld, jb) : reference::potrf(ul, matrix_ref<T>(at(j, j), ld, jb, jb));
     // The rows below (columns right of) the diagonal block, for the columns it completed.
     const int done = info == 0 ? jb : info - 1;
     if (r > 0 && done > 0) {
