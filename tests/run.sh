@@ -10,9 +10,9 @@ jobs=$(nproc)
 
 # Without a GPU the GPU tests can only be compiled (they report SKIP): build the fast-kernel
 # ones for representative sizes only, and to PTX only (-Dgpu_arch=compute_90: nvcc's front
-# end checks all the device code, and ptxas, two thirds of nvcc's time on the unrolled
-# kernels, is left out: test_fast.cu for getrs 132 -> 48 s). tests/cuda/run-device.sh builds
-# all sizes for sm_90 on a GPU.
+# end checks all the device code, and ptxas is left out: test_fast.cu for getrs 132 -> 48 s,
+# all GPU tests 447 -> 364 CPU s). tests/cuda/run-device.sh builds all sizes for sm_90 on a
+# GPU.
 gpu_sizes=sparse gpu_arch=compute_90
 nvidia-smi -L >/dev/null 2>&1 && gpu_sizes=all gpu_arch=sm_90
 
