@@ -7,6 +7,7 @@
 //                      threads off)
 //
 //   bench_potrf_var [--counts 3000,100000] [--maxes 16,32,64,128,256] [--reps 5] [--csv FILE]
+//                   [--uplo L|U]
 //
 // Sizes uniform in [1, max] or Gaussian around max / 2 (clamped to [1, max]); double. The
 // input is restored before every call, outside the timed interval; the fastest of --reps
@@ -82,12 +83,14 @@ int main(int argc, char** argv) {
   std::vector<int> counts{3000, 100000}, maxes{16, 32, 64, 128, 256};
   int reps = 5;
   std::string csv = "bench_potrf_var.csv";
+  char uplo = 'L';
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--counts") counts = parse_list(argv[i + 1]);
     else if (a == "--maxes") maxes = parse_list(argv[i + 1]);
     else if (a == "--reps") reps = std::atoi(argv[i + 1]);
     else if (a == "--csv") csv = argv[i + 1];
+    else if (a == "--uplo") uplo = argv[i + 1][0] == 'U' ? 'U' : 'L';
   }
   char date[32];
   const std::time_t now = std::time(nullptr);
@@ -96,7 +99,9 @@ int main(int argc, char** argv) {
   const int threads = omp_get_max_threads();
   std::ofstream out(csv);
   out << "op,prec,dist,max,count,impl,ms,gflops,threads,machine,date,commit\n";
-  std::printf("# %s, %d threads, commit %s\n", machine.c_str(), threads, tb_bench_build_commit());
+  const tb::uplo ul = uplo == 'U' ? tb::uplo::upper : tb::uplo::lower;
+  std::printf("# %s, %d threads, commit %s, %s triangle\n", machine.c_str(), threads, tb_bench_build_commit(),
+              uplo == 'U' ? "upper" : "lower");
   for (int count : counts)
     for (int max : maxes)
       for (bool gaussian : {false, true}) {
@@ -123,12 +128,12 @@ int main(int argc, char** argv) {
         const char* dist = gaussian ? "gaussian" : "uniform";
         auto row = [&](const char* impl, double ms) {
           std::printf("%-8s max %4d count %6d %-18s %9.3f ms %8.2f GFLOP/s\n", dist, max, count, impl, ms, flops / (ms * 1e6));
-          out << "potrf,d," << dist << "," << max << "," << count << "," << impl << "," << ms << "," << flops / (ms * 1e6) << ","
+          out << (uplo == 'U' ? "potrf_upper,d," : "potrf,d,") << dist << "," << max << "," << count << "," << impl << "," << ms << "," << flops / (ms * 1e6) << ","
               << threads << "," << machine << "," << date << "," << tb_bench_build_commit() << "\n";
         };
         // tinybatch on the variable-size batch.
         const tb::vbatch_view<double> view(ptrs.data(), n.data(), n.data(), n.data(), index_t(n.size()));
-        row("tinybatch_vbatch", best_ms(reps, [&] { tb::potrf(tb::par, tb::lower, view, info); }, restore));
+        row("tinybatch_vbatch", best_ms(reps, [&] { tb::potrf(tb::par, ul, view, info); }, restore));
         // The same matrices as one fixed-size batch per order (stored by order), called in turn.
         {
           std::vector<std::vector<std::size_t>> by(std::size_t(max) + 1);
@@ -150,9 +155,9 @@ int main(int argc, char** argv) {
                   tb::dispatch_size(o, [&](auto N) {
                     constexpr int s = decltype(N)::value;
                     if constexpr (s != tb::dynamic)
-                      tb::potrf(tb::par, tb::lower, tb::strided_view<double, s, s>(d, c), std::span<int>(info.data(), std::size_t(c)));
+                      tb::potrf(tb::par, ul, tb::strided_view<double, s, s>(d, c), std::span<int>(info.data(), std::size_t(c)));
                     else
-                      tb::potrf(tb::par, tb::lower, tb::strided_view<double>(d, o, o, c), std::span<int>(info.data(), std::size_t(c)));
+                      tb::potrf(tb::par, ul, tb::strided_view<double>(d, o, o, c), std::span<int>(info.data(), std::size_t(c)));
                   });
                 }
               }, restore_g));
@@ -162,7 +167,7 @@ int main(int argc, char** argv) {
               const tb::host::blocked::blas_single_threaded one;
 #pragma omp parallel for schedule(dynamic, 16)
               for (std::size_t k = 0; k < n.size(); ++k)
-                info[k] = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n[k], ptrs[k], n[k]);
+                info[k] = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, uplo, n[k], ptrs[k], n[k]);
             }, restore));
       }
   return 0;
