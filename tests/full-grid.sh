@@ -6,12 +6,12 @@
 # change to the kernels or to the reduced sets lands.
 #   bash tests/full-grid.sh [build folder, default build/full]
 # Cost: on the GPU machine's 16 Xeon cores the build was not finished after two 10-minute
-# runs (about 50 of its 64 steps); hours on two cores. Its longest programs (the compact test and
-# the SIMD solves at every n, both instruction sets) compile for many minutes each, so more
-# cores do not shorten it much. Rerunning continues an interrupted build. TB_FULL_GRID_BUILD_ONLY=1 stops
-# after the build (for machines where a command's time is limited); TB_SKIP_DEPS=1 skips the
-# Debian packages check (a machine whose dependencies come from elsewhere, as the GPU
-# machine's .device-deps).
+# runs (about 50 of its 64 steps); hours on two cores. Its longest programs (the compact
+# test and the SIMD solves at every n, both instruction sets) compile for many minutes each,
+# so more cores do not shorten it much. Rerunning continues an interrupted build.
+# TB_FULL_GRID_BUILD_ONLY=1 stops after the build (for machines where a command's time is
+# limited); TB_SKIP_DEPS=1 skips the Debian packages check (a machine whose dependencies
+# come from elsewhere, as the GPU machine's .device-deps).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "${TB_SKIP_DEPS:-0}" = 1 ] || source tests/deps.sh

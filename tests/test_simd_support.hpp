@@ -296,7 +296,7 @@ double tol(int n) {
 /// minutes, for everything; tests/run.sh).
 template <class T>
 constexpr bool size_tested(int n) {
-  [[maybe_unused]] constexpr bool dbl = sizeof(T) == 8;  // unused in the ends set
+  [[maybe_unused]] constexpr bool dbl = sizeof(T) == 8;  // unused in the sets of both types
 #if defined(TB_SIMD_ENDS)
   // The sanitizer build of the compact test (-Dcompact_test_sizes=ends): one unrolled size
   // and the largest, one in each type (the compact layout needs no staging, so the staging
