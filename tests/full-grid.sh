@@ -5,10 +5,10 @@
 # 90 minutes) runs a reduced grid of the same programs; this is the command to run before a
 # change to the kernels or to the reduced sets lands.
 #   bash tests/full-grid.sh [build folder, default build/full]
-# Cost: on the GPU machine's 16 Xeon cores the build was not finished after two 10-minute
-# runs (about 50 of its 64 steps); hours on two cores. Its longest programs (the compact
-# test and the SIMD solves at every n, both instruction sets) compile for many minutes each,
-# so more cores do not shorten it much. Rerunning continues an interrupted build.
+# Cost: hours on two cores. Its longest programs (the compact test and the SIMD solves at
+# every n, both instruction sets) compiled for up to half an hour each, so each is built in
+# TB_FULL_GRID_SHARDS (default 8) parts by size (-Dsimd_test_shards): the parts spread over
+# many cores. Rerunning continues an interrupted build.
 # TB_FULL_GRID_BUILD_ONLY=1 stops after the build (for machines where a command's time is
 # limited); TB_SKIP_DEPS=1 skips the Debian packages check (a machine whose dependencies
 # come from elsewhere, as the GPU machine's .device-deps).
@@ -20,7 +20,7 @@ jobs=$(nproc)
 [ -f "$build/build.ninja" ] ||
   meson setup "$build" --buildtype=release -Doptimization=2 -Dcuda=disabled -Dtests=true -Dbenchmarks=false \
     -Dexamples=false -Dsimd_test_sizes=all -Dcompact_test_sizes=all -Dgrid_simd=true -Dgrid_sizes=all \
-    -Dsimd_test_isas=all -Dkernel_library=true -Dkernel_library_sizes=all
+    -Dsimd_test_isas=all -Dkernel_library=true -Dkernel_library_sizes=all -Dsimd_test_shards="${TB_FULL_GRID_SHARDS:-8}"
 ninja -C "$build" -j"$jobs"
 [ "${TB_FULL_GRID_BUILD_ONLY:-0}" = 1 ] && exit 0
 meson test -C "$build" --suite host --print-errorlogs --num-processes "$jobs"

@@ -72,12 +72,14 @@ TEMPLATE_TEST_CASE("simd getrf: square sizes 1..32 match the reference", "[simd]
 
 TEMPLATE_TEST_CASE("simd getrf: rectangular shapes match the reference", "[simd][getrf]", float,
                    double) {
-  check_shape<TestType, 7, 3>();
-  check_shape<TestType, 3, 7>();
-  check_shape<TestType, 32, 5>();
-  check_shape<TestType, 17, 32>();
-  check_shape<TestType, 1, 4>();
-  check_shape<TestType, 9, 1>();
+  if constexpr (first_shard) {  // -Dsimd_test_shards: the first shard holds them
+    check_shape<TestType, 7, 3>();
+    check_shape<TestType, 3, 7>();
+    check_shape<TestType, 32, 5>();
+    check_shape<TestType, 17, 32>();
+    check_shape<TestType, 1, 4>();
+    check_shape<TestType, 9, 1>();
+  }
 }
 
 TEMPLATE_TEST_CASE("simd getrf: a NaN on the diagonal is the pivot, elsewhere never", "[simd][getrf]",

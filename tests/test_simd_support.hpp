@@ -333,10 +333,23 @@ constexpr bool size_tested(int n) {
 #endif
 }
 
-/// Calls f(integral_constant<int, n>) for the n in 1..32 of this build's set (size_tested).
+// -Dsimd_test_shards=K (the full grid, tests/full-grid.sh) builds each SIMD test program K
+// times, shard i taking the sizes n with n % K == i: the full grid's longest programs (the
+// compact test at every n, 28 minutes of compile as one translation unit) then spread over
+// the cores instead of leaving one of them compiling long after the others are done.
+#if !defined(TB_SIMD_SHARDS)
+#define TB_SIMD_SHARDS 1
+#define TB_SIMD_SHARD 0
+#endif
+static_assert(TB_SIMD_SHARDS >= 1 && TB_SIMD_SHARD >= 0 && TB_SIMD_SHARD < TB_SIMD_SHARDS);
+/// Whether this program holds the size-independent checks (the first shard).
+inline constexpr bool first_shard = TB_SIMD_SHARD == 0;
+
+/// Calls f(integral_constant<int, n>) for the n in 1..32 of this build's set (size_tested)
+/// and this program's shard.
 template <class T, int N, class F>
 void for_size(F& f) {
-  if constexpr (size_tested<T>(N)) f(std::integral_constant<int, N>{});
+  if constexpr (size_tested<T>(N) && N % TB_SIMD_SHARDS == TB_SIMD_SHARD) f(std::integral_constant<int, N>{});
 }
 template <class T, class F, int... I>
 void for_sizes_impl(F& f, std::integer_sequence<int, I...>) {
