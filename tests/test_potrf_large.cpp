@@ -10,18 +10,18 @@ using namespace tbt;
 
 namespace {
 
-/// A variable-size batch: matrix k is m[k] x n[k], ld m[k] + k % 3, two poison elements after
-/// each, poison everywhere to begin with.
+/// A variable-size batch: matrix k is m[k] x n[k], ld m[k] + k % ld_mod, two poison elements
+/// after each, poison everywhere to begin with.
 template <class T>
 struct vbuf {
   std::vector<int> m, n, ld;
   std::vector<index_t> off;
   std::vector<T> buf;
   std::vector<T*> ptrs;
-  vbuf(std::vector<int> rows, std::vector<int> cols) : m(std::move(rows)), n(std::move(cols)) {
+  vbuf(std::vector<int> rows, std::vector<int> cols, int ld_mod = 3) : m(std::move(rows)), n(std::move(cols)) {
     index_t total = 0;
     for (std::size_t k = 0; k < m.size(); ++k) {
-      ld.push_back(std::max(m[k], 1) + int(k % 3));
+      ld.push_back(std::max(m[k], 1) + int(k % std::size_t(ld_mod)));
       off.push_back(total);
       total += index_t(ld[k]) * n[k] + 2;
     }
@@ -159,11 +159,12 @@ std::vector<int> draw_orders(index_t count, int max, bool gaussian) {
 }
 
 template <class T, class P>
-void variable_case(P policy, index_t count, int max, bool gaussian, tb::uplo ul) {
+void variable_case(P policy, index_t count, int max, bool gaussian, tb::uplo ul, int ld_mod = 3) {
   const bool lo = ul == tb::uplo::lower;
-  INFO("vbatch count = " << count << " max = " << max << (gaussian ? " gaussian " : " uniform ") << (lo ? "lower" : "upper"));
+  INFO("vbatch count = " << count << " max = " << max << (gaussian ? " gaussian " : " uniform ") << (lo ? "lower" : "upper")
+                         << " ld = n + k % " << ld_mod);
   const auto n = draw_orders(count, max, gaussian);
-  vbuf<T> A(n, n);
+  vbuf<T> A(n, n, ld_mod);
   spd_inputs<T> in(n, ul);
   for (std::size_t k = 0; k < n.size(); ++k) A.set(k, in.a0[k]);
   std::vector<int> info(std::size_t(count) + 1, -999);
@@ -208,6 +209,11 @@ TEMPLATE_TEST_CASE("potrf on variable-size batches", "[potrf][vbatch]", float, d
       variable_case<TestType>(tb::par, 300, 40, gaussian, ul);
       variable_case<TestType>(tb::par, 60, 150, gaussian, ul);
     }
+  // Many matrices of each order with one ld: the host splits the batch into ranges per thread
+  // and chunks of about 256 KiB, and an order's matrices beyond whole lane groups wait for
+  // the next chunk (host/backend.hpp by_order); with ld = n + k % 3 above, groups are short.
+  variable_case<TestType>(tb::par, 5000, 32, false, tb::uplo::lower, 1);
+  variable_case<TestType>(tb::seq, 5000, 20, true, tb::uplo::upper, 1);
   // The reference policy takes the batch matrix by matrix, without grouping.
   variable_case<TestType>(tb::sequential_policy<tb::kernels::reference>{}, 50, 40, false, tb::uplo::lower);
 }
