@@ -583,4 +583,24 @@ TEST_CASE("the hybrid schedule's trace and the d model", "[calu][hybrid]") {
   CHECK(calu::model_d(32768, 32768, 128, 16, 15e9, 60e12) == 1);
   CHECK(std::abs(calu::model_d(32768, 32768, 128, 16, 1e9, 16e9) - 128) <= 2);
   CHECK(calu::model_d(1000, 1000, 128, 16, 1e12, 1e9) == 8);
+  // With the panel at its own rate: a panel as slow as the H200 machine's TSLU (25 GFLOP/s
+  // on 16 cores) outlasts the device's step, d = 1 where the seed's model says 6; an
+  // infinitely fast panel and cores as fast as the device together: half the columns (N + 1)
+  // / 2; a slower panel never raises d; gp <= 0 is the seed's model.
+  CHECK(calu::model_d(32768, 32768, 128, 16, 50e9, 34e12) == 6);
+  CHECK(calu::model_d(32768, 32768, 128, 16, 50e9, 34e12, 25e9) == 1);
+  CHECK(std::abs(calu::model_d(32768, 32768, 128, 16, 1e9, 16e9, 1e30) - 128) <= 1);
+  CHECK(calu::model_d(32768, 32768, 128, 16, 1e9, 16e9, -1) == calu::model_d(32768, 32768, 128, 16, 1e9, 16e9));
+  int last = 1 << 30;
+  for (double gp : {1e12, 1e11, 3e10, 1e10, 3e9, 1e9}) {
+    const int d = calu::model_d(8192, 8192, 64, 4, 1e9, 16e9, gp);
+    CHECK(d <= last);
+    CHECK(d >= 1);
+    last = d;
+  }
+  CHECK(last < calu::model_d(8192, 8192, 64, 4, 1e9, 16e9, 1e12));
+  // The calibration of the panel rate: positive and finite on this machine's threads.
+  const double gp = calu::detail::cpu_panel_rate<double>(4000, 32, 2, 2);
+  CHECK(gp > 1e6);
+  CHECK(std::isfinite(gp));
 }

@@ -389,13 +389,19 @@ int run(int argc, char** argv) {
             probe.panel = calu::panel_location::cpu;  // the seed's schedule
             double g1 = 0, g2 = 0;
             calu::calibrate<double>(bb, g1, g2);
-            const int model = calu::model_d(int(m), int(n), bb, threads, g1, g2);
+            const int rb = c.row_blocks ? c.row_blocks : threads;
+            const double gp = calu::detail::cpu_panel_rate<double>(int(m), bb, threads, rb);
+            const int model = calu::model_d(int(m), int(n), bb, threads, g1, g2, gp);
+            std::printf("# %lld x %lld, b %d: g1 %.1f GFLOP/s per core, g2 %.1f TFLOP/s, TSLU %.1f GFLOP/s: model d %d "
+                        "(the seed's model without the panel rate: %d)\n",
+                        (long long)m, (long long)n, bb, g1 / 1e9, g2 / 1e12, gp / 1e9, model,
+                        calu::model_d(int(m), int(n), bb, threads, g1, g2));
             const int nb = int((n + bb - 1) / bb);
             for (const std::string& ds : c.ds) {
               const int d = ds == "model" ? model : std::atoi(ds.c_str());
               if (d < 1 || d > nb) continue;
               calu::hybrid_options o = probe;
-              o.d = d, o.g1 = g1, o.g2 = g2;
+              o.d = d, o.g1 = g1, o.g2 = g2, o.gp = gp;
               const bool trace_this = !c.trace.empty() && !traced;
               char note[160];
               std::snprintf(note, sizeof note, "%s%s, g1 %.1f GF/core, g2 %.1f TF", on_host ? "matrix on the host" : "matrix on the GPU",

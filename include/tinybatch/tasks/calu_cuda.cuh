@@ -468,7 +468,7 @@ void calibrate(int b, double& g1, double& g2) {
 /// The hybrid LU with tournament pivoting of an m x n matrix (m >= n), column-major with
 /// leading dimension lda, in place. `a` may be a host or a device pointer (the result is
 /// where the matrix was); ipiv (min(m, n) entries, host) and info as calu::getrf's. Uses the
-/// current device. d: opt.d, or the model's from opt.g1 / opt.g2 (measured where 0).
+/// current device. d: opt.d, or the model's from opt.g1 / opt.g2 / opt.gp (measured where 0).
 /// workspace: a cuda_device kept between calls (its buffers are reused), or null (one is
 /// made for this call).
 /// Throws tinybatch::invalid_argument on bad arguments, tinybatch::cuda_error naming the
@@ -495,11 +495,12 @@ int hybrid_getrf(int m, int n, T* a, int lda, int* ipiv, const hybrid_options& o
     return info;
   }
   const detail::plan p = detail::make_plan(m, n, opt);
-  double g1 = opt.g1, g2 = opt.g2;
+  double g1 = opt.g1, g2 = opt.g2, gp = opt.gp;
   int model = 0;
   if (!opt.d || g1 > 0 || g2 > 0) {  // d given and no rates: no calibration
     calibrate<T>(p.b, g1, g2);
-    model = model_d(m, n, p.b, p.threads, g1, g2);
+    if (gp == 0) gp = detail::cpu_panel_rate<T>(m, p.b, p.threads, p.row_blocks);
+    model = model_d(m, n, p.b, p.threads, g1, g2, gp);
   }
   const int d = opt.d ? opt.d : model;
   std::unique_ptr<cuda_device<T>> own;
@@ -510,7 +511,7 @@ int hybrid_getrf(int m, int n, T* a, int lda, int* ipiv, const hybrid_options& o
   const int info = detail::hybrid_schedule(dev, m, n, on_device ? nullptr : a, lda, on_device ? a : nullptr,
                                            lda, ipiv, opt, d, report);
   if (report) {
-    report->model_d = model, report->g1 = g1, report->g2 = g2;
+    report->model_d = model, report->g1 = g1, report->g2 = g2, report->gp = gp > 0 ? gp : 0;
     report->seconds = detail::now() - start;
   }
   return info;

@@ -62,6 +62,9 @@ struct hybrid_options : options {
   bool tournament_cublas = false;
   double g1 = 0;       ///< GEMM flop/s of one CPU core (0: measured before the factorization)
   double g2 = 0;       ///< GEMM flop/s of the GPU (0: measured)
+  /// Flop/s of TSLU on a panel on the CPU threads (0: measured; < 0: not used, the panel
+  /// counted at the cores' GEMM rate as in the seed's model).
+  double gp = 0;
   bool trace = false;  ///< record every task's interval in hybrid_report::events
 };
 
@@ -76,6 +79,7 @@ struct trace_event {
 struct hybrid_report {
   int b = 0, d = 0, model_d = 0, nb = 0;
   double g1 = 0, g2 = 0;  // the rates the model used (0 where d was given and none measured)
+  double gp = 0;          // the panel rate the model used (0: none)
   double seconds = 0;     // the whole call
   std::vector<trace_event> events;
 };
@@ -90,6 +94,22 @@ inline int model_d(int m, int n, int b, int P, double g1, double g2) {
   const double pg1 = P * g1, r = (m - b / 3.0) / m;
   const double d = (pg1 * nb + g2) / (pg1 + g2) - r * g2 / (pg1 + g2);
   return std::max(1, std::min(nb, int(std::lround(d))));
+}
+
+/// The model's d with the panel at its own rate: gp, TSLU's flop/s on the P cores, where the
+/// seed's model counts the panel's work at P g1. The CPU's step (its panel, (m b^2 - b^3 / 3)
+/// flops at gp, and d - 1 updates of 2 m b^2 at P g1) against the device's (N - d updates at
+/// g2): d = (N / g2 + 1 / (P g1) - t_panel / u) / (1 / (P g1) + 1 / g2), u = 2 m b^2, clamped
+/// to [1, N]. On the H200 machine TSLU ran at 25 - 120 GFLOP/s on 16 cores whose GEMM rate
+/// is 16 x 37 - 79: the seed's model gave d = 2 - 9 on square matrices where d = 1 was the
+/// fastest measured (26 - 101% faster); with the panel rate a panel outlasts the device's
+/// whole step there, and d = 1. gp <= 0: the seed's model.
+inline int model_d(int m, int n, int b, int P, double g1, double g2, double gp) {
+  if (gp <= 0) return model_d(m, n, b, P, g1, g2);
+  const int nb = (n + b - 1) / b;
+  const double pg1 = P * g1, u = 2.0 * m * b * b, tp = (double(m) * b * b - double(b) * b * b / 3) / gp;
+  const double d = (nb / g2 + 1 / pg1 - tp / u) / (1 / pg1 + 1 / g2);
+  return std::max(1, std::min(nb, int(std::lround(std::max(d, 1.0)))));
 }
 
 namespace detail {
@@ -112,6 +132,32 @@ double cpu_core_rate(int b) {
     best = std::min(best, now() - t0);
   }
   return 2.0 * m * n * b / best;
+}
+
+/// Flop/s of TSLU (m b^2 - b^3 / 3) on an m x b panel of random entries on `threads` OpenMP
+/// threads with `row_blocks` leaves, the best of three runs after a first; m is capped at 32768
+/// rows (the calibration's memory; taller panels run faster, so the rate errs low).
+template <class T>
+double cpu_panel_rate(int m, int b, int threads, int row_blocks) {
+  blas_single_threaded one;
+  m = std::max(b, std::min(m, 32768));
+  std::vector<T> a0(std::size_t(m) * b), a(a0.size());
+  unsigned x = 12345;
+  for (T& v : a0) {
+    x = x * 1664525u + 1013904223u;
+    v = T(double(x >> 8) / double(1u << 24) - 0.5);
+  }
+  std::vector<int> ipiv(static_cast<std::size_t>(b));
+  double best = 1e30;
+  for (int r = 0; r < 4; ++r) {
+    std::copy(a0.begin(), a0.end(), a.begin());
+    const double t0 = now();
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+    tslu(m, b, a.data(), m, ipiv.data(), row_blocks);
+    if (r > 0) best = std::min(best, now() - t0);
+  }
+  return (double(m) * b * b - double(b) * b * b / 3) / best;
 }
 
 /// The schedule (see the top of this file). host_a: the matrix on the host (lda), copied
