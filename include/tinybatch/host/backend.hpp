@@ -199,11 +199,8 @@ void by_order(const P& p, const vbatch_view<T>& A, int* info, Small&& small, Lar
       if (!wait[nk].empty()) go(nk, wait[nk].size());
   };
   int threads = 1;
-  if constexpr (std::is_same_v<P, parallel_policy<typename P::kernels>>) {
-    threads = team_size(p);
-    // As fit_threads: a batch too small to pay for the team runs on the calling thread.
-    if (elems * sizeof(T) < double(simd::tuning::parallel_min_bytes(threads))) threads = 1;
-  }
+  if constexpr (std::is_same_v<P, parallel_policy<typename P::kernels>>)  // a small batch: no team
+    threads = team_size(fit_threads(p, simd::tuning::op::potrf, 1, elems * sizeof(T)));
   if (threads <= 1 || count < 2) {
     run(0, count);
     return;
@@ -260,9 +257,10 @@ struct host_backend {
                    });
                  },
                  [&](const std::vector<index_t>& big) {
-                   // Not even OpenBLAS's thread count touched without a large matrix: setting
-                   // it back woke OpenBLAS's threads, which then spun beside the team of the
-                   // small orders (3000 matrices up to order 16 on two cores: 0.14 -> 6.5 ms).
+                   // Without a large matrix OpenBLAS's thread count is left alone. (Seen beside
+                   // this, not cured by it: with OMP_WAIT_POLICY=active, and at times by default,
+                   // 3000 matrices up to order 16 took 5 - 7 ms instead of 0.13 on two cores
+                   // unless OPENBLAS_NUM_THREADS=1: OpenBLAS's threads spinning beside the team.)
                    if (big.empty()) return;
                    const host::blocked::blas_single_threaded one;
                    for_each_listed(p, big, [&](index_t k) {
