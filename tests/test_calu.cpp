@@ -584,12 +584,20 @@ TEST_CASE("the hybrid schedule's trace and the d model", "[calu][hybrid]") {
   CHECK(std::abs(calu::model_d(32768, 32768, 128, 16, 1e9, 16e9) - 128) <= 2);
   CHECK(calu::model_d(1000, 1000, 128, 16, 1e12, 1e9) == 8);
   // With the panel at its own rate: a panel as slow as the H200 machine's TSLU (25 GFLOP/s
-  // on 16 cores) outlasts the device's step, d = 1 where the seed's model says 6; an
-  // infinitely fast panel and cores as fast as the device together: half the columns (N + 1)
-  // / 2; a slower panel never raises d; gp <= 0 is the seed's model.
+  // on 16 cores) outlasts the device's step, d = 1 where the seed's model says 6. Two block
+  // columns by hand: d = 1 takes max(t_p0, u0 / g2) + t_p1, d = 2 takes t_p0 + u0 / (P g1) +
+  // t_p1, so a device 1000x slower than the core gets the second column and one 1000x faster
+  // does not. An infinitely fast panel and cores as fast as the device together: the first
+  // step alone balances at (N + 1) / 2 = 128, but the device's share shrinks step by step, so
+  // the sum of the steps is least below that (98 by the same sum written out in Python; here
+  // between N / 4 and N / 2). A slower panel never raises d; gp <= 0 is the seed's model.
   CHECK(calu::model_d(32768, 32768, 128, 16, 50e9, 34e12) == 6);
   CHECK(calu::model_d(32768, 32768, 128, 16, 50e9, 34e12, 25e9) == 1);
-  CHECK(std::abs(calu::model_d(32768, 32768, 128, 16, 1e9, 16e9, 1e30) - 128) <= 1);
+  CHECK(calu::model_d(256, 256, 128, 1, 1e9, 1e6, 1e30) == 2);
+  CHECK(calu::model_d(256, 256, 128, 1, 1e9, 1e12, 1e9) == 1);
+  const int even = calu::model_d(32768, 32768, 128, 16, 1e9, 16e9, 1e30);
+  CHECK(even > 64);
+  CHECK(even < 128);
   CHECK(calu::model_d(32768, 32768, 128, 16, 1e9, 16e9, -1) == calu::model_d(32768, 32768, 128, 16, 1e9, 16e9));
   int last = 1 << 30;
   for (double gp : {1e12, 1e11, 3e10, 1e10, 3e9, 1e9}) {

@@ -2,7 +2,8 @@
 // (calu::getrf) and LAPACKE / OpenBLAS dgetrf. Built as bench_calu_gpu by nvcc (bench_calu.cu
 // includes this file) it adds tinybatch's hybrid CALU (calu::hybrid_getrf, matrix on the
 // GPU, panels on the CPU) with a sweep of d, hybrid_gpu (the panels on the GPU too;
-// hybrid_gpu_cublas: the tournament's node LUs by cuBLAS; --row-blocks=1: no tournament), and
+// the default: each panel by cuSOLVER's partial pivoting; --row-blocks=2 or more: TSLU's
+// tournament, hybrid_gpu_cublas: its node LUs by cuBLAS), and
 // cuSOLVER dgetrf (matrix on the GPU).
 //
 //   bench_calu [--square=4096,8192] [--tall=100000x1024,...] [--methods=calu,lapacke,panel,hybrid,hybrid_gpu,hybrid_gpu_cublas,cusolver]
@@ -350,10 +351,12 @@ int run(int argc, char** argv) {
             calu::hybrid_options o;
             o.b = b ? b : calu::default_block(int(m), int(n));
             o.panel = calu::panel_location::gpu;
-            o.row_blocks = c.row_blocks;  // 1: cuSOLVER's partial pivoting per panel
+            // 0, 1: cuSOLVER's partial pivoting per panel; >= 2: the tournament (always for _cublas)
+            const int rb = method == "hybrid_gpu_cublas" ? std::max(2, c.row_blocks) : c.row_blocks < 2 ? 1 : c.row_blocks;
+            o.row_blocks = rb;
             o.tournament_cublas = method == "hybrid_gpu_cublas";
             o.trace = true;  // only the host's waits for the tournaments' rows
-            row r{method, m, n, o.b, 0, 0, c.row_blocks, 1e30, 0, 0, 0, ""};
+            row r{method, m, n, o.b, 0, 0, rb, 1e30, 0, 0, 0, ""};
             double wait = 0;
             for (int rep = 0; rep <= c.reps; ++rep) {
               calu::hybrid_report rep_out;
@@ -370,7 +373,7 @@ int run(int argc, char** argv) {
             }
             char note[160];
             std::snprintf(note, sizeof note, "matrix on the GPU, panels on the GPU (%s), host waits %.4f s",
-                          c.row_blocks == 1 ? "cuSOLVER getrf" : o.tournament_cublas ? "tournament, cuBLAS nodes" : "tournament",
+                          rb == 1 ? "cuSOLVER getrf" : o.tournament_cublas ? "tournament, cuBLAS nodes" : "tournament",
                           wait);
             r.note = note;
             r.gflops = flops / r.seconds * 1e-9;

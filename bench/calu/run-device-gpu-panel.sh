@@ -6,9 +6,10 @@
 #
 # Builds test_cuda_calu and bench_calu_gpu (build-calu), runs the GPU test, its GPU-panel
 # cases under compute-sanitizer memcheck, then bench_calu_gpu, best of 2 after a warm-up, on
-# 8192^2, 16384^2, 32768^2, 100000 x 1024, 400000 x 512: hybrid_gpu (b 32 / 64 / 128) and
-# cuSOLVER dgetrf; the tournament's nodes by cuBLAS (b 64); cuSOLVER's partial pivoting per
-# panel (--row-blocks=1); the hybrid with CPU panels (d = 1, the fastest d of every sweep).
+# 8192^2, 16384^2, 32768^2, 100000 x 1024, 400000 x 512: hybrid_gpu with the tournament
+# (--row-blocks=2; b 32 / 64 / 128) and cuSOLVER dgetrf; the tournament's nodes by cuBLAS
+# (b 64); cuSOLVER's partial pivoting per panel (--row-blocks=1, the default); the hybrid with
+# CPU panels (d = 1, the fastest d of every sweep).
 # Output in $OUT (or ./device-logs): build.log, test_cuda_calu.log, memcheck.log,
 # calu-<step>.csv / .log, summary.txt (printed last). TB_CALU_BUDGET: seconds for it all
 # (default 540).
@@ -46,8 +47,8 @@ bench() {  # name, then the benchmark's arguments
   timeout "$t" "$build/bench/bench_calu_gpu" $shapes --reps=2 "$@" --csv="$out/calu-$name.csv" >"$out/calu-$name.log" 2>&1
   note "bench $name: rc $? at ${SECONDS}s"
 }
-bench gpu-panel --methods=hybrid_gpu,cusolver --b=32,64,128
-bench gpu-panel-cublas --methods=hybrid_gpu_cublas --b=64 --no-check
+bench gpu-panel --methods=hybrid_gpu,cusolver --row-blocks=2 --b=32,64,128
+bench gpu-panel-cublas --methods=hybrid_gpu_cublas --row-blocks=2 --b=64 --no-check
 bench gpu-panel-getrf --methods=hybrid_gpu --row-blocks=1 --b=64,128
 bench cpu-panel --methods=hybrid --b=128 --d=1 --no-check
 {

@@ -3,7 +3,8 @@
 // device, square and tall-skinny, sizes not multiples of b, d from 1 (the CPU only factors
 // panels) to all block columns (the GPU only stores), with and without look-ahead; the
 // solve through hybrid_gesv; the d model's range. ipiv prefilled with junk. The same with the
-// panels on the GPU (panel_location::gpu), and there the growth against partial pivoting's.
+// panels on the GPU (panel_location::gpu), and there the growth against partial pivoting's;
+// the default options (GPU panels by partial pivoting: LAPACK's pivots).
 #include <catch2/catch.hpp>
 
 #include <tinybatch/tasks/calu_cuda.cuh>
@@ -89,6 +90,7 @@ outcome hybrid(int m, int n, int ld, const std::vector<T>& a, bool on_device, ca
 calu::hybrid_options hopts(int b, int d, bool lookahead = true) {
   calu::hybrid_options o;
   o.b = b, o.d = d, o.lookahead = lookahead;
+  o.panel = calu::panel_location::cpu;  // the seed's schedule (the GPU panels are the default)
   o.g1 = 1e10, o.g2 = 1e12;  // no calibration in the tests (d is given)
   return o;
 }
@@ -171,7 +173,7 @@ TEST_CASE("calu::hybrid_gesv solves; the model's d and the trace", "[calu][hybri
 
   // Calibrated d and the trace of one run.
   calu::hybrid_options o;
-  o.b = 64, o.trace = true;
+  o.b = 64, o.trace = true, o.panel = calu::panel_location::cpu;
   calu::hybrid_report rep;
   const outcome r = hybrid(2000, 2000, 2000, random_matrix<double>(2000, 2000, 2000), false, o, &rep);
   CHECK(r.ratio < 30);
@@ -188,9 +190,11 @@ TEST_CASE("calu::hybrid_gesv solves; the model's d and the trace", "[calu][hybri
 
 namespace {
 
+/// The GPU panels with the tournament (row_blocks >= 2; 0 and 1 give cuSOLVER's partial
+/// pivoting per panel, the default).
 calu::hybrid_options gpu_panel(int b) {
   calu::hybrid_options o;
-  o.b = b, o.panel = calu::panel_location::gpu;
+  o.b = b, o.panel = calu::panel_location::gpu, o.row_blocks = 2;
   return o;
 }
 
@@ -224,7 +228,7 @@ TEMPLATE_TEST_CASE("calu::hybrid_getrf, panels on the GPU: backward error, pivot
       for (int variant : {0, 1, 2}) {  // tournament (kernel, cuBLAS); cuSOLVER's partial pivoting
         calu::hybrid_options opt = gpu_panel(s.b);
         opt.tournament_cublas = variant == 1;
-        opt.row_blocks = variant == 2 ? 1 : 0;
+        if (variant == 2) opt.row_blocks = 1;
         const outcome o = hybrid(s.m, s.n, ld, a, dev, opt);
         INFO("variant " << variant << " ratio " << o.ratio);
         CHECK(o.info == 0);
@@ -306,4 +310,30 @@ TEST_CASE("calu::hybrid_getrf, panels on the GPU: the solve", "[calu][hybrid][gp
     }
   for (double v : a) an = std::max(an, std::fabs(v));
   CHECK(res / (n * an * xn * n * std::numeric_limits<double>::epsilon()) < 30);
+}
+
+TEST_CASE("calu::hybrid_getrf with default options: GPU panels by partial pivoting", "[calu][hybrid][gpu_panel]") {
+  // The defaults put every panel on the GPU, factored by cuSOLVER's partial pivoting (no
+  // tournament, no calibration): the pivots are then LAPACK dgetrf's on random matrices
+  // (ties aside), which the tournament's are not (the growth test above).
+  (void)tinybatch_tests::seed();
+  for (bool dev : {false, true}) {
+    const int m = 1500, n = 700, ld = m + 3;
+    INFO((dev ? "device matrix" : "host matrix"));
+    const std::vector<double> a = random_matrix<double>(m, n, ld);
+    calu::hybrid_report rep;
+    const outcome o = hybrid(m, n, ld, a, dev, calu::hybrid_options{}, &rep);
+    CHECK(o.info == 0);
+    CHECK(o.padding_ok);
+    CHECK(o.ratio < 30);
+    CHECK(rep.model_d == 0);  // no d, no calibration
+    CHECK(rep.g1 == 0);
+  }
+  const int m = 1200, n = 600;
+  const std::vector<double> a = random_matrix<double>(m, n, m);
+  std::vector<double> lu = a, pp = a;
+  std::vector<int> ipiv(n, -7777), ppiv(n);
+  REQUIRE(calu::hybrid_getrf(m, n, lu.data(), m, ipiv.data()) == 0);
+  REQUIRE(LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, pp.data(), m, ppiv.data()) == 0);
+  CHECK(ipiv == ppiv);
 }

@@ -257,9 +257,10 @@ inline bool is_device_pointer(const void* p) {
 /// while queue 1 updates the rest of step K's trailing matrix; queue 1 updates block column
 /// K + 1 first (the look-ahead column). The host computes each panel's interchanges from the
 /// tournament's jb rows (it waits for them, an event, while queue 1 runs the big update) and
-/// reads every info once at the end. The leaves are 2 b rows each (the batched LU's nodes),
-/// whatever options::row_blocks says, except row_blocks = 1: one leaf, every panel by
-/// cuSOLVER's partial pivoting, and the host waits for nothing.
+/// reads every info once at the end. options::row_blocks >= 2: the tournament, its leaves 2 b
+/// rows each (the batched LU's nodes) whatever the count says; 0 (the default) or 1: one
+/// leaf, every panel by cuSOLVER's partial pivoting, and the host waits for nothing (2.0 -
+/// 2.9x the tournament's speed on the H200, square and tall, docs/calu.md).
 template <class T>
 int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T* dA, long long ldda, int* ipiv,
                        const hybrid_options& opt, hybrid_report* report) {
@@ -340,7 +341,7 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
       tinybatch::cuda::check_launch("calu offset_pivots");
     };
     int nodes = (mp + h - 1) / h;
-    if (nodes == 1 || opt.row_blocks == 1) {  // one leaf: the tournament is partial pivoting
+    if (nodes == 1 || opt.row_blocks < 2) {  // one leaf: the tournament is partial pivoting
       partial_pivoting();
       return;
     }

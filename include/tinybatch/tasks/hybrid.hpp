@@ -49,14 +49,17 @@
 namespace tinybatch::calu {
 
 /// Where the hybrid factors its panels: TSLU on the CPU cores (the seed's schedule, d block
-/// columns on the CPU), or TSLU's tournament as batched LUs on the GPU (tslu_cuda.cuh: the
-/// whole factorization stays on the GPU, d and the rates are unused).
+/// columns on the CPU), or on the GPU (calu_cuda.cuh: the whole factorization stays on the
+/// GPU in a look-ahead schedule, d and the rates are unused; options::row_blocks 0 or 1: each
+/// panel by cuSOLVER's partial pivoting, >= 2: TSLU's tournament as batched LUs, tslu_cuda.cuh).
+/// The GPU is the default: on the H100 machine (16 Xeon cores) it ran 1.4 - 15x the CPU
+/// panels' schedule at its best d on every shape measured (docs/calu.md).
 enum class panel_location { cpu, gpu };
 
 /// Options of the hybrid factorization: the CPU ones, the rates of the d model, the panel's
 /// place.
 struct hybrid_options : options {
-  panel_location panel = panel_location::cpu;  ///< the panels on the CPU or on the GPU
+  panel_location panel = panel_location::gpu;  ///< the panels on the GPU (default) or on the CPU
   /// GPU panels: the tournament's node LUs by tinybatch's one-kernel-per-level (where a
   /// 2b x b node fits in shared memory; cuBLAS otherwise) or by cublas<t>getrfBatched.
   bool tournament_cublas = false;
@@ -97,19 +100,32 @@ inline int model_d(int m, int n, int b, int P, double g1, double g2) {
 }
 
 /// The model's d with the panel at its own rate: gp, TSLU's flop/s on the P cores, where the
-/// seed's model counts the panel's work at P g1. The CPU's step (its panel, (m b^2 - b^3 / 3)
-/// flops at gp, and d - 1 updates of 2 m b^2 at P g1) against the device's (N - d updates at
-/// g2): d = (N / g2 + 1 / (P g1) - t_panel / u) / (1 / (P g1) + 1 / g2), u = 2 m b^2, clamped
-/// to [1, N]. On the H200 machine TSLU ran at 25 - 120 GFLOP/s on 16 cores whose GEMM rate
-/// is 16 x 37 - 79: the seed's model gave d = 2 - 9 on square matrices where d = 1 was the
-/// fastest measured (26 - 101% faster); with the panel rate a panel outlasts the device's
-/// whole step there, and d = 1. gp <= 0: the seed's model.
+/// seed's model counts the panel's work at P g1. Step K (m_K = m - K b rows, N_K = nb - K
+/// block columns left, u_K = 2 m_K b^2 the flops of one block column's update) takes the
+/// longer of the CPU's part (its panel, m_K b^2 - b^3 / 3 flops at gp, and min(d, N_K) - 1
+/// updates at P g1) and the device's (N_K - d updates at g2); d is the one of 1 .. nb whose
+/// steps sum to the least time (the smallest such). d is fixed for the whole factorization
+/// while the device's share shrinks with N_K and m_K and the panel's only with m_K, so a
+/// balance of the first step alone (the seed's argument) overestimates d: on the H100
+/// machine's rates it gave d = 3 at 32768^2 where d = 1 ran 23% faster. gp <= 0: the seed's
+/// model.
 inline int model_d(int m, int n, int b, int P, double g1, double g2, double gp) {
   if (gp <= 0) return model_d(m, n, b, P, g1, g2);
   const int nb = (n + b - 1) / b;
-  const double pg1 = P * g1, u = 2.0 * m * b * b, tp = (double(m) * b * b - double(b) * b * b / 3) / gp;
-  const double d = (nb / g2 + 1 / pg1 - tp / u) / (1 / pg1 + 1 / g2);
-  return std::max(1, std::min(nb, int(std::lround(std::max(d, 1.0)))));
+  const double pg1 = P * g1;
+  int best_d = 1;
+  double best = 0;
+  for (int d = 1; d <= nb; ++d) {
+    double t = 0;
+    for (int K = 0; K < nb && double(m) - double(K) * b > 0; ++K) {
+      const double mk = double(m) - double(K) * b, u = 2.0 * mk * b * b;
+      const double tp = (mk * b * b - double(b) * b * b / 3) / gp;
+      const int left = nb - K, cpu_cols = std::min(d, left);
+      t += std::max(tp + (cpu_cols - 1) * u / pg1, (left - cpu_cols) * u / g2);
+    }
+    if (d == 1 || t < best) best = t, best_d = d;
+  }
+  return best_d;
 }
 
 namespace detail {
