@@ -75,7 +75,13 @@ __global__ void __launch_bounds__(gemm_panel_threads)
 
   // POTF2, right-looking, one barrier per column: step c updates columns > c from column c
   // unscaled (l_rc l_ic = a_rc a_ic / d) while column c - 1 is scaled, so no two phases
-  // touch the same column between barriers.
+  // touch the same column between barriers. Thread t keeps one row (t % NB) and every G-th
+  // column from t / NB: an unrolled loop of NB / G predicated FMAs per step, no index
+  // arithmetic. (A flat loop over the tail's elements with / and % per element took 80% of
+  // the GEMM path's time at n = 256 on an H100, issue-bound: ncu, docs/cholesky.md.)
+  constexpr int G = TPB / NB;  // column groups
+  static_assert(TPB % NB == 0 && G >= 1, "potrf_gemm_panel_kernel: NB must divide the block size");
+  const int my_r = t % NB, my_g = t / NB;
   int failed = w;
   for (int c = 0; c < w; ++c) {
     const T d = sD[c][c];
@@ -83,11 +89,13 @@ __global__ void __launch_bounds__(gemm_panel_threads)
       failed = c;
       break;
     }
-    const T inv_d = T(1) / d;
-    const int tail = w - c - 1;
-    for (int e = t; e < tail * tail; e += TPB) {
-      const int rr = c + 1 + e % tail, cc = c + 1 + e / tail;
-      if (cc <= rr) sD[rr][cc] -= sD[rr][c] * sD[cc][c] * inv_d;
+    if (my_r > c && my_r < w) {
+      const T f = sD[my_r][c] / d;
+#pragma unroll
+      for (int q = 0; q < NB / G; ++q) {
+        const int cc = my_g + q * G;
+        if (cc > c && cc <= my_r) sD[my_r][cc] -= f * sD[cc][c];
+      }
     }
     __syncthreads();
     // Column c final (no later step reads it unscaled: they read columns > c).
