@@ -416,17 +416,27 @@ constexpr int cholesky_shape_for(int elem_bytes, int n) {
 /// 100 1.75 | 1.95 | - | 1.86, 128 1.70 | 1.55 | 3.06 | 1.54, 256 2.50 | 1.56 | 2.50 | 1.75,
 /// 1024 17.5 | 2.99 | 3.84 | 4.00; float 100 2.50 | 2.31 | 1.73 (loop-inclusive IB 8), 128
 /// 2.43 | 1.75 | 1.60 (inclusive IB 8), 200 3.69 | 2.03, 1024 17.7 | 3.50 | 4.40.
-/// On the H200 (potrf-gemm-3248e24-sweep-h200.csv) double crosses at n = 128 (fused 1.52 |
-/// GEMM 1.52 ms; 112: 1.68 | 1.75), float, whose fused kernel runs loop-inclusive below 160
-/// (next), at 160 (inclusive 2.02 | GEMM 1.57; 128: 1.63 | 1.75).
+/// On the H200 (potrf-gemm-3248e24-sweep-h200.csv) double crossed at n = 128 (fused 1.52 |
+/// GEMM 1.52 ms; 112: 1.68 | 1.75), float at 160. Since the panel kernel's POTF2 lost its
+/// per-element / and % and its divisions (1.2 - 1.4x faster path), the crossover is lower in
+/// both types: H100, bench/results/h100/potrf-gemm-sweep-low.csv, ms, fused default | fused
+/// loop-inclusive IB 8 | GEMM nb 32: double n = 64 1.18 | 1.02 | 1.19, 80 1.34 | 1.26 |
+/// 1.33, 96 1.49 | 1.36 | 1.14, 112 1.77 | 1.65 | 1.23; float (its fused default was
+/// loop-inclusive there) n = 80 1.49 | 1.63 (GEMM), 96 1.44 | 1.32, 128 1.61 | 1.21, 144 2.02
+/// | 1.35.
 constexpr int cholesky_gemm_nb(int elem_bytes, int n) {
-  return n >= (elem_bytes == 8 ? 120 : 160) ? 32 : 0;
+  (void)elem_bytes;
+  return n >= 96 ? 32 : 0;
 }
 
-/// Uniform batches on the fused kernel: one loop-inclusive launch instead of one per panel.
-/// Float from n = 64 to the GEMM crossover: H200, ms, exclusive | inclusive (IB 8): n = 64
-/// 1.65 | 1.45, 100 2.39 | 1.74, 128 2.33 | 1.63. Double gains at most 8% (n = 64) and loses
-/// at 100 and 128: not taken.
-constexpr bool cholesky_inclusive(int elem_bytes, int n) { return elem_bytes == 4 && n >= 64 && n < 160; }
+/// Uniform batches on the fused kernel: one loop-inclusive launch instead of one per panel,
+/// from n = 64 to the GEMM crossover. Float, H200, ms, exclusive | inclusive (IB 8): n = 64
+/// 1.65 | 1.45, 100 2.39 | 1.74, 128 2.33 | 1.63. Double, H100 (the sweep above): 64 1.18 |
+/// 1.02, 80 1.34 | 1.26; on the H200 it gained 8% at 64 and lost at 100 and 128 (now on the
+/// GEMM path).
+constexpr bool cholesky_inclusive(int elem_bytes, int n) {
+  (void)elem_bytes;
+  return n >= 64 && n < 96;
+}
 
 }  // namespace tinybatch::cuda::blocked_kernels
