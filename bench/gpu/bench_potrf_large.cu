@@ -34,6 +34,12 @@ namespace tb = tinybatch;
 using tb::index_t;
 using tb::cuda::check;
 
+#if defined(TB_BENCH_BUILD_COMMIT_TU)
+const char* tb_bench_build_commit();  // bench/cpu/build_commit.cpp
+#else
+const char* tb_bench_build_commit() { return "unknown"; }
+#endif
+
 namespace {
 
 template <class T> struct vendor;
@@ -81,13 +87,14 @@ struct writer {
   std::string tail;
   writer(const std::string& path, const machine& m) : f(path) {
     const char* c = std::getenv("TB_COMMIT");
+    if (!c) c = tb_bench_build_commit();
     char date[32];
     const std::time_t t = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&t));
     f << "# device " << m.device << ", copy bandwidth " << m.bw / 1e9 << " GB/s, dgemm " << m.gemm_d / 1e12
       << " TFLOP/s, sgemm " << m.gemm_s / 1e12 << " TFLOP/s\n";
     f << "kind,prec,dist,n_or_max,batch,impl,variant,ms,gflops,bound_fraction,device,date,commit\n";
-    tail = "," + m.device + "," + date + "," + (c ? c : "unknown");
+    tail = "," + m.device + "," + date + "," + c;
   }
   void row(const char* kind, const char* prec, const char* dist, int n, index_t batch, const std::string& impl,
            const std::string& variant, double ms, double flops, double bound_ms) {
