@@ -220,7 +220,7 @@ void fixed_sizes(const options& o, const machine& m, writer& w, cusolverDnHandle
                 ms, flops, bound);
         }
       // The GEMM-updated path (potrf_gemm.cuh) at each panel width, lower and upper.
-      for (int nb : {32, 64})
+      for (int nb : {16, 32})
         for (tb::uplo ul : {tb::uplo::lower, tb::uplo::upper}) {
           auto run = [&] {
             check(cudaMemsetAsync(info.data(), 0, sizeof(int) * std::size_t(count)), "cudaMemsetAsync(info)");
@@ -228,8 +228,8 @@ void fixed_sizes(const options& o, const machine& m, writer& w, cusolverDnHandle
               ul == tb::uplo::upper ? tb::cuda::blocked::potrf_gemm<T, 32, true>(nullptr, view, info.data(), n)
                                     : tb::cuda::blocked::potrf_gemm<T, 32, false>(nullptr, view, info.data(), n);
             else
-              ul == tb::uplo::upper ? tb::cuda::blocked::potrf_gemm<T, 64, true>(nullptr, view, info.data(), n)
-                                    : tb::cuda::blocked::potrf_gemm<T, 64, false>(nullptr, view, info.data(), n);
+              ul == tb::uplo::upper ? tb::cuda::blocked::potrf_gemm<T, 16, true>(nullptr, view, info.data(), n)
+                                    : tb::cuda::blocked::potrf_gemm<T, 16, false>(nullptr, view, info.data(), n);
           };
           ms = tb_bench::median_ms(e0, e1, 5, 30, run, restore);
           w.row("fixed", p, "-", n, count, "tinybatch",

@@ -228,7 +228,7 @@ TEMPLATE_TEST_CASE("cuda potrf, the GEMM-updated path at each panel width", "[po
   // > ld * n) and pointer arrays; not-SPD and NaN matrices among them (fill_spd).
   using T = TestType;
   for_layouts([](auto l) {
-    for (int nb : {32, 64})
+    for (int nb : {16, 32})
       for (tb::uplo ul : both_uplos)
         for (int n : small_grid() ? std::vector<int>{1, 33, 130} : std::vector<int>{1, 7, 32, 33, 64, 65, 130, 300}) {
           INFO("GEMM-updated nb " << nb << " " << name(ul) << " n=" << n);
@@ -244,8 +244,8 @@ TEMPLATE_TEST_CASE("cuda potrf, the GEMM-updated path at each panel width", "[po
             tb::cuda::blocked::potrf(nullptr, ul, A.dview(l), info.d.data(), n, o);
           } else {  // info is zeroed by the caller of potrf_gemm
             TINYBATCH_CUDA_CHECK(cudaMemset(info.d.data(), 0, sizeof(int) * std::size_t(count)));
-            ul == tb::uplo::upper ? tb::cuda::blocked::potrf_gemm<T, 64, true>(nullptr, A.dview(l), info.d.data(), n)
-                                  : tb::cuda::blocked::potrf_gemm<T, 64, false>(nullptr, A.dview(l), info.d.data(), n);
+            ul == tb::uplo::upper ? tb::cuda::blocked::potrf_gemm<T, 16, true>(nullptr, A.dview(l), info.d.data(), n)
+                                  : tb::cuda::blocked::potrf_gemm<T, 16, false>(nullptr, A.dview(l), info.d.data(), n);
           }
           check_all(arg(A, "A"), arg(info, "info"));
         }

@@ -272,12 +272,15 @@ struct cholesky_options {
   /// columns); 0: the fused kernel; -1: the tuning table's choice (cholesky_gemm_nb), unless
   /// shape or inclusive asks for the fused kernel.
   int gemm_nb = -1;
+  /// The policy named its kernels (kernels::blocked): early, sched and inclusive are the
+  /// caller's; otherwise variable-size batches take the tuning table's inclusive choice.
+  bool named = false;
 };
 
 template <class K>
 constexpr cholesky_options cholesky_options_of() {
   if constexpr (requires { K::early; K::when; K::inclusive; })
-    return {-1, K::inclusive, K::early, K::when};
+    return {-1, K::inclusive, K::early, K::when, -1, true};
   else
     return {};
 }
@@ -342,13 +345,15 @@ void potrf(CUstream_st* stream, uplo u, const V& A, int* info, int nmax, cholesk
                    : o.shape < 0 && !o.inclusive ? bk::cholesky_gemm_nb(int(sizeof(T)), nmax)
                                                   : 0;
     // One width is instantiated here (each costs every program that calls potrf on a
-    // run-time-size view about 10 s of nvcc time); potrf_gemm<T, 64, UPPER> is there to
+    // run-time-size view about 10 s of nvcc time); potrf_gemm<T, 16, UPPER> is there to
     // call directly (the tuning benchmark and the tests do).
     if (nb > 0) {
       u == uplo::upper ? potrf_gemm<T, 32, true>(stream, A, info, nmax) : potrf_gemm<T, 32, false>(stream, A, info, nmax);
       return;
     }
     if (o.shape < 0 && !o.inclusive) o.inclusive = bk::cholesky_inclusive(int(sizeof(T)), nmax);
+  } else if constexpr (!V::uniform) {
+    if (!o.named && o.shape < 0) o.inclusive = bk::cholesky_vbatch_inclusive(int(sizeof(T)), nmax);
   }
   const int si = o.shape >= 0 ? o.shape : bk::cholesky_shape_for(int(sizeof(T)), nmax);
   switch (si) {

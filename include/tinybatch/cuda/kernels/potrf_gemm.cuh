@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "../../core/config.hpp"
 #include "../../core/enums.hpp"
@@ -28,21 +29,35 @@
 
 namespace tinybatch::cuda::blocked_kernels {
 
+/// Two consecutive elements, loaded by one instruction.
+template <class T>
+using pair_of_t = std::conditional_t<std::is_same_v<T, float>, float2, double2>;
+
 /// Threads (= rows below the diagonal block) per panel block.
 inline constexpr int gemm_panel_threads = 128;
+/// Panel blocks resident per SM, the register budget: double 5 (96 registers, what nvcc takes
+/// unbounded), float 6 (80; unbounded it took 112, four blocks, 1.08 - 1.16x slower on an H100).
+template <class T>
+inline constexpr int gemm_panel_min_blocks = sizeof(T) == 4 ? 6 : 5;
 
 /// Panel j (columns j .. j + w) of matrix base + blockIdx.x, blockIdx.y-th group of rows below
 /// the diagonal block. S (null at j = 0): the panel's update, (n - j) x w, column-major with
-/// leading dimension lds, s_stride apart per matrix of the launch. Every block factors the
-/// w x w diagonal block itself (the same arithmetic in each, so each finds the same failing
-/// column); block y = 0 stores it and info.
+/// leading dimension lds, s_stride apart per matrix of the launch. In every block warp 0
+/// factors the w x w diagonal block (the same arithmetic in each block, so each finds the
+/// same failing column); block y = 0 stores it and info.
 template <class T, int NB, bool UPPER, class V>
-__global__ void __launch_bounds__(gemm_panel_threads)
+__global__ void __launch_bounds__(gemm_panel_threads, gemm_panel_min_blocks<T>)
     potrf_gemm_panel_kernel(V A, index_t base, index_t count, int* info, const T* S, int lds, index_t s_stride,
                             int j) {
   constexpr int TPB = gemm_panel_threads;
-  __shared__ T sD[NB][NB + 1];
+  static_assert(NB >= 2 && NB <= 32 && NB % 2 == 0 && TPB % 32 == 0,
+                "potrf_gemm_panel_kernel: the diagonal block is one warp's rows");
+  // The factored diagonal block, row-major and unpadded: the TRSM reads row c at one
+  // address for the whole warp (a broadcast, no bank conflicts), two elements per load.
+  __shared__ __align__(16) T sL[NB][NB];
+  __shared__ __align__(16) T bc[2][NB];  // POTF2's column broadcast, double-buffered
   __shared__ T rcp[NB];
+  __shared__ int s_failed;
   const index_t k = base + blockIdx.x;
   if (k >= count) return;
   // A failure at an earlier panel (info <= j) ends the matrix; this launch's own failure is
@@ -55,69 +70,77 @@ __global__ void __launch_bounds__(gemm_panel_threads)
   const int rows = n - j, w = rows < NB ? rows : NB;
   T* const m = a.data + j + index_t(j) * a.ld;  // L(j, j), lower or upper storage alike
   const T* const s = S ? S + index_t(blockIdx.x) * s_stride : nullptr;
-  const int t = threadIdx.x;
-
-  // The diagonal block's lower triangle, updated, into shared memory; consecutive threads on
-  // consecutive addresses of A.
-  for (int e = t; e < NB * NB; e += TPB) {
-    const int r = UPPER ? e / NB : e % NB, c = UPPER ? e % NB : e / NB;
-    if (r < w && c <= r) sD[r][c] = *factor_at<UPPER>(m, a.ld, r, c) - (s ? s[r + index_t(c) * lds] : T(0));
-  }
-  // This thread's row below the diagonal block, updated, into registers (the loads go out
-  // before the POTF2 below, which hides their latency).
+  const int t = threadIdx.x, lane = t % 32;
+  const bool diag_warp = t < 32;
+  // This thread's row below the diagonal block, updated, in registers.
   const int r = w + int(blockIdx.y) * TPB + t;
   const bool mine = r < rows;
   T acc[NB];
+  const auto load_row = [&](int row, bool ok, int upto) {
 #pragma unroll
-  for (int c = 0; c < NB; ++c)
-    acc[c] = mine && c < w ? *factor_at<UPPER>(m, a.ld, r, c) - (s ? s[r + index_t(c) * lds] : T(0)) : T(0);
-  __syncthreads();
+    for (int c = 0; c < NB; ++c)
+      acc[c] = ok && c < upto ? *factor_at<UPPER>(m, a.ld, row, c) - (s ? s[row + index_t(c) * lds] : T(0)) : T(0);
+  };
+  // Warps 1.. issue their rows' loads now: they arrive while warp 0 factors the diagonal block.
+  if (!diag_warp) load_row(r, mine, w);
 
-  // POTF2, right-looking, one barrier per column: step c updates columns > c from column c
-  // unscaled (l_rc l_ic = a_rc a_ic / d) while column c - 1 is scaled, so no two phases
-  // touch the same column between barriers. Thread t keeps one row (t % NB) and every G-th
-  // column from t / NB: an unrolled loop of NB / G predicated FMAs per step, no index
-  // arithmetic. (A flat loop over the tail's elements with / and % per element took 80% of
-  // the GEMM path's time at n = 256 on an H100, issue-bound: ncu, docs/cholesky.md.)
-  constexpr int G = TPB / NB;  // column groups
-  static_assert(TPB % NB == 0 && G >= 1, "potrf_gemm_panel_kernel: NB must divide the block size");
-  const int my_r = t % NB, my_g = t / NB;
-  int failed = w;
-  for (int c = 0; c < w; ++c) {
-    const T d = sD[c][c];
-    if (!(d > T(0))) {  // every thread reads the same d: a uniform exit
-      failed = c;
-      break;
-    }
-    // 1 / L(c, c) by one reciprocal square root (at most 1 ulp in double, 2 in float): every
-    // thread computes it, and a division and a square root besides were half the loop's
-    // instructions.
-    const T inv = rsqrt(d);
-    if (my_r > c && my_r < w) {
-      const T f = sD[my_r][c] * inv * inv;
+  if (diag_warp) {
+    // POTF2 in registers, one row of the diagonal block per lane, right-looking: at step c
+    // lane c's pivot is shuffled to all, the rows below scale their element of column c and
+    // broadcast it through bc, and subtract its multiple from the rest of their row. No
+    // block-wide barrier: the former shared-memory POTF2 by the whole block took two per
+    // column and was most of this kernel's time (ncu, docs/cholesky.md).
+    const bool drow = lane < w;
+    load_row(lane, drow, lane + 1);  // the lower triangle; above it stays 0
+    bc[0][lane % NB] = T(0), bc[1][lane % NB] = T(0);
+    __syncwarp();
+    int failed = w;
 #pragma unroll
-      for (int q = 0; q < NB / G; ++q) {
-        const int cc = my_g + q * G;
-        if (cc > c && cc <= my_r) sD[my_r][cc] -= f * sD[cc][c];
+    for (int c = 0; c < NB; ++c) {
+      if (c >= failed) break;  // uniform: failed and w are the same in every lane
+      T* const buf = bc[c & 1];
+      const T d = __shfl_sync(0xffffffffu, acc[c], c);
+      if (!(d > T(0))) {
+        failed = c;  // lane c keeps the updated pivot in acc[c], stored as dpotf2 leaves it
+        break;
+      }
+      // 1 / L(c, c) by one reciprocal square root (at most 1 ulp in double, 2 in float).
+      const T inv = rsqrt(d);
+      if (lane == c) {
+        acc[c] = d * inv;
+        rcp[c] = inv;
+      } else if (lane > c && drow) {
+        acc[c] *= inv;
+        buf[lane] = acc[c];
+      }
+      __syncwarp();
+      // Elements right of the diagonal (c2 > lane) take junk here: never read, never stored.
+      if (lane > c && drow) {
+#pragma unroll
+        for (int c2 = c + 1; c2 < NB; ++c2) acc[c2] -= acc[c] * buf[c2];
       }
     }
-    __syncthreads();
-    // Column c final (no later step reads it unscaled: they read columns > c).
-    for (int rr = c + 1 + t; rr < w; rr += TPB) sD[rr][c] *= inv;
-    if (t == 0) sD[c][c] = d * inv, rcp[c] = inv;
+    if (drow) {
+#pragma unroll
+      for (int c = 0; c < NB; ++c)
+        if (c <= lane) sL[lane][c] = acc[c];
+    }
+    if (lane == 0) s_failed = failed;
+    if (blockIdx.y == 0) {
+      // Columns left of the failure, and the failing pivot itself as dpotf2 stores it (its
+      // updated value); columns right of it keep their input.
+      if (drow) {
+#pragma unroll
+        for (int c = 0; c < NB; ++c)
+          if (c <= lane && (c < failed || (c == failed && c == lane))) *factor_at<UPPER>(m, a.ld, lane, c) = acc[c];
+      }
+      if (lane == 0 && failed < w) info[k] = j + failed + 1;
+    }
   }
   __syncthreads();
+  if (diag_warp) load_row(r, mine, w);  // warp 0's own row below, now that acc is free
+  const int failed = s_failed;
 
-  if (blockIdx.y == 0) {
-    // The diagonal block: columns left of the failure, and the failing pivot itself as dpotf2
-    // stores it (its updated value).
-    for (int e = t; e < NB * NB; e += TPB) {
-      const int rr = UPPER ? e / NB : e % NB, cc = UPPER ? e % NB : e / NB;
-      if (rr < w && cc <= rr && (cc < failed || (cc == failed && cc == rr)))
-        *factor_at<UPPER>(m, a.ld, rr, cc) = sD[rr][cc];
-    }
-    if (t == 0 && failed < w) info[k] = j + failed + 1;
-  }
   // TRSM of this row: x_c = (a_c - sum_{c' < c} x_c' L(c, c')) / L(c, c), for the columns left
   // of a failure (dpotf2 has finished those for every row).
   if (mine) {
@@ -125,8 +148,14 @@ __global__ void __launch_bounds__(gemm_panel_threads)
     for (int c = 0; c < NB; ++c) {
       if (c >= failed) break;
       T x = acc[c];
+      const T* const lr = sL[c];
 #pragma unroll
-      for (int c2 = 0; c2 < c; ++c2) x -= acc[c2] * sD[c][c2];
+      for (int c2 = 0; c2 + 1 < c; c2 += 2) {
+        const auto two = *reinterpret_cast<const pair_of_t<T>*>(lr + c2);  // one 8- or 16-byte load
+        x -= acc[c2] * two.x;
+        x -= acc[c2 + 1] * two.y;
+      }
+      if (c % 2 == 1) x -= acc[c - 1] * lr[c - 1];
       acc[c] = x * rcp[c];
       *factor_at<UPPER>(m, a.ld, r, c) = acc[c];
     }

@@ -409,8 +409,10 @@ constexpr int cholesky_shape_for(int elem_bytes, int n) {
 
 /// Uniform batches: the panel width of the GEMM-updated path (potrf_gemm.cuh: cuBLAS batched
 /// GEMM for each panel's update) for order n, 0 where the fused kernel above is faster.
-/// The backend instantiates width 32; 64 exists as potrf_gemm<T, 64, UPPER> for the sweep and
-/// lost everywhere (its POTF2 and TRSM cost more than the wider GEMM saves). From the sweep of
+/// The backend instantiates width 32. Width 64 lost everywhere in the sweep below (its POTF2
+/// and TRSM cost more than the wider GEMM saved); since the panel kernel factors the diagonal
+/// block in one warp's registers, widths are 2 .. 32, and 16 is there for the sweep and the
+/// tests (potrf_gemm<T, 16, UPPER>). From the sweep of
 /// bench_potrf_large on an H100 (bench/results/h100/potrf-gemm-3248e24-sweep.csv, 0.5 GiB,
 /// ms, fused default | GEMM nb 32 | nb 64 | cuSOLVER): double n = 64 1.18 | 2.06 | - | 1.77,
 /// 100 1.75 | 1.95 | - | 1.86, 128 1.70 | 1.55 | 3.06 | 1.54, 256 2.50 | 1.56 | 2.50 | 1.75,
@@ -437,6 +439,19 @@ constexpr int cholesky_gemm_nb(int elem_bytes, int n) {
 constexpr bool cholesky_inclusive(int elem_bytes, int n) {
   (void)elem_bytes;
   return n >= 64 && n < 96;
+}
+
+/// Variable-size batches under the default policy: one loop-inclusive launch (aggressive
+/// early exit, greedy) up to a largest order of 128 in double and 256 in float, per-panel
+/// launches (aggressive, lazy) beyond. H100, bench_potrf_large, ms, per-panel | inclusive,
+/// uniform / Gaussian sizes (bench/results/h100/potrf-var-before-d.csv): double, 3000
+/// matrices, max 32 0.057 | 0.046, 0.054 | 0.037; 64 0.145 | 0.131, 0.136 | 0.119; 128 0.671 |
+/// 0.426, 0.612 | 0.337; 256 2.39 | 2.53, 1.98 | 2.02; 512 11.5 | 13.7, 9.20 | 10.8; 100000
+/// matrices, 32 0.768 | 0.602, 0.688 | 0.528; 64 2.76 | 2.69, 2.22 | 2.33; 128 12.3 | 9.76,
+/// 9.39 | 6.67. Float, 3000 matrices (potrf-var-default.csv): 256 1.47 | 1.32, 1.28 | 1.06;
+/// 512 7.42 | 7.46, 6.08 | 5.82 (the per-panel classic lazy: 6.89, 5.81).
+constexpr bool cholesky_vbatch_inclusive(int elem_bytes, int nmax) {
+  return nmax <= (elem_bytes == 4 ? 256 : 128);
 }
 
 }  // namespace tinybatch::cuda::blocked_kernels
