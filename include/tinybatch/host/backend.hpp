@@ -66,8 +66,14 @@ struct scratch {
 template <class P>
 inline constexpr bool reference_kernels = std::is_same_v<typename P::kernels, kernels::reference>;
 
-/// f(k) for the listed matrices, spread over the team with a dynamic schedule (the matrices
-/// of a variable-size batch differ in cost; the list is sorted largest first).
+/// f(k) for the listed matrices, spread over the team with a dynamic schedule in chunks of 8
+/// (the matrices of a variable-size batch differ in cost). The list stays in the batch's
+/// order: sorted largest first with chunks of 1, 100000 matrices of orders up to 64 (half of
+/// them above 32) ran 1.16x (uniform) and 1.22x (Gaussian) the time of the same matrices as
+/// per-order batches on the 2-core VM, in memory order with chunks of 8 1.11x and 1.15x
+/// (bench_potrf_var, medians of three alternating rounds,
+/// bench/results/epyc-vm/potrf-var-unsorted-ab.txt); 3000 matrices up to 64 - 256 moved
+/// within the VM's noise (0.96 - 1.14x before, 0.99 - 1.17x after).
 template <class Policy, class F>
 void for_each_listed(const Policy& policy, const std::vector<index_t>& list, F&& f) {
   const index_t count = index_t(list.size());
@@ -75,7 +81,7 @@ void for_each_listed(const Policy& policy, const std::vector<index_t>& list, F&&
 #if defined(_OPENMP)
     const int threads = team_size(policy);
     if (threads > 1 && count > 1) {
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 8)
       for (index_t i = 0; i < count; ++i) f(list[std::size_t(i)]);
       return;
     }
@@ -121,7 +127,7 @@ void sort_small_by_order(const vbatch_view<T>& A, index_t k0, index_t k1, int* i
 
 /// A variable-size batch by order: matrices of order 1..32 with a common leading dimension
 /// go together through the fixed-size kernels (a pointer-array view each group), larger ones
-/// one by one through the blocked Cholesky, largest first.
+/// one by one through the blocked Cholesky, in the batch's order.
 ///
 /// The small ones: the batch is cut into one range of consecutive matrices per thread, of
 /// about equal work (a model, `weight` below); each thread takes its range in chunks of about
@@ -152,7 +158,6 @@ void by_order(const P& p, const vbatch_view<T>& A, int* info, Small&& small, Lar
     total += weight(n[k]);
     elems += n[k] > max_fixed_size ? 0.0 : double(n[k]) * n[k];
   }
-  std::sort(big.begin(), big.end(), [&](index_t a, index_t b) { return n[a] > n[b]; });
   large(big);
   using seq_of_p = sequential_policy<typename P::kernels>;
   // One thread's range, in chunks of about chunk_bytes of matrices (in L2 while the chunk's
