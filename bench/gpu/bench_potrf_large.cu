@@ -208,6 +208,26 @@ void fixed_sizes(const options& o, const machine& m, writer& w, cusolverDnHandle
     const auto view = tb::strided_view<T>(a.data(), n, n, count);
     double ms = time_tb<T, tb::kernels::automatic>(e0, e1, view, info.data(), a.data(), pristine.data(), elems);
     w.row("fixed", p, "-", n, count, "tinybatch", "default", ms, flops, bound);
+    if (n >= 96) {
+      // The GEMM path's panel step as one kernel or two launches (cholesky_gemm_split).
+      for (bool split : {false, true}) {
+        auto run = [&] {
+          check(cudaMemsetAsync(info.data(), 0, sizeof(int) * std::size_t(count)), "cudaMemsetAsync(info)");
+          tb::cuda::blocked::potrf_gemm<T, 32, false>(nullptr, view, info.data(), n, split);
+        };
+        ms = tb_bench::median_ms(e0, e1, 5, 30, run, restore);
+        w.row("fixed", p, "-", n, count, "tinybatch", split ? "gemm_nb32_split" : "gemm_nb32_one_kernel", ms, flops, bound);
+      }
+    }
+    if (n <= tb::cuda::onchip::max_order) {
+      // The on-chip kernel (potrf_onchip.cuh), lower and upper, whatever the default is.
+      for (tb::uplo ul : {tb::uplo::lower, tb::uplo::upper}) {
+        tb::cuda::blocked::cholesky_options co;
+        co.onchip = 1;
+        ms = tb_bench::median_ms(e0, e1, 5, 30, [&] { tb::cuda::blocked::potrf(nullptr, ul, view, info.data(), n, co); }, restore);
+        w.row("fixed", p, "-", n, count, "tinybatch", ul == tb::uplo::upper ? "onchip_upper" : "onchip", ms, flops, bound);
+      }
+    }
     if (o.sweep) {
       for (int s = 0; s < 3; ++s)
         for (bool inc : {false, true}) {
@@ -286,6 +306,12 @@ void var_sizes(const options& o, const machine& m, writer& w, cusolverDnHandle_t
         row("tinybatch_vbatch", "aggressive_greedy", time_tb<T, tb::kernels::blocked<E::aggressive, S::greedy>>(e0, e1, view, info.data(), a.data(), pristine.data(), h.size(), max));
         row("tinybatch_vbatch", "aggressive_lazy", time_tb<T, tb::kernels::blocked<E::aggressive, S::lazy>>(e0, e1, view, info.data(), a.data(), pristine.data(), h.size(), max));
         row("tinybatch_vbatch", "inclusive", time_tb<T, tb::kernels::blocked<E::aggressive, S::greedy, true>>(e0, e1, view, info.data(), a.data(), pristine.data(), h.size(), max));
+        if (max <= tb::cuda::onchip::max_order) {
+          tb::cuda::blocked::cholesky_options co;
+          co.onchip = 1;
+          auto restore = [&] { check(cudaMemcpyAsync(a.data(), pristine.data(), h.size() * sizeof(T), cudaMemcpyDeviceToDevice), "restore"); };
+          row("tinybatch_vbatch", "onchip", tb_bench::median_ms(e0, e1, 5, 30, [&] { tb::cuda::blocked::potrf(nullptr, tb::uplo::lower, view, info.data(), max, co); }, restore));
+        }
         row("tinybatch_vbatch", "max_from_device", time_tb<T, tb::kernels::automatic>(e0, e1, view, info.data(), a.data(), pristine.data(), h.size(), -1));
         {
           // The batch padded to max x max (identity outside each matrix): fixed-size kernels.

@@ -53,8 +53,12 @@ panels = [p for p in ('fixed', 'var') if (fixed if p == 'fixed' else var)]
 fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4), squeeze=False)
 ax = dict(zip(panels, axes[0]))
 if 'fixed' in ax:
-    for k, lab in [('tinybatch', 'tinybatch (default)'), ('cusolver_potrf_batched', 'cuSOLVER potrfBatched')]:
-        ax['fixed'].plot(ns, [fixed[k][n][0] for n in ns], 'o-', label=lab)
+    for k, lab in [('tinybatch', 'tinybatch (default)'), ('cusolver_potrf_batched', 'cuSOLVER potrfBatched'),
+                   ('tinybatch:onchip', 'tinybatch on-chip kernel'), ('tinybatch:gemm_nb32_split', 'GEMM path, two-launch panel'),
+                   ('tinybatch:gemm_nb32_one_kernel', 'GEMM path, one panel kernel')]:
+        if k in fixed:  # the optional rows where the CSV has them
+            m = [n for n in ns if n in fixed[k]]
+            ax['fixed'].plot(m, [fixed[k][n][0] for n in m], 'o-' if ':' not in k else 's--', label=lab)
     ax['fixed'].set_xscale('log', base=2); ax['fixed'].set_xlabel('n'); ax['fixed'].set_ylabel('GFLOP/s')
     ax['fixed'].set_title(f'fixed size, {prec}, {gpu}'); ax['fixed'].legend()
 d = var.get(('uniform', 3000), {})

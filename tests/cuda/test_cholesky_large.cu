@@ -225,31 +225,79 @@ TEMPLATE_TEST_CASE("cuda potrf, every blocked shape and the loop-inclusive kerne
 
 TEMPLATE_TEST_CASE("cuda potrf, the GEMM-updated path at each panel width", "[potrf][large]", float, double) {
   // Orders below, at and past one panel, multiples of it and not; strided (ld > n, stride
-  // > ld * n) and pointer arrays; not-SPD and NaN matrices among them (fill_spd).
+  // > ld * n) and pointer arrays; not-SPD and NaN matrices among them (fill_spd). Width 32
+  // through the front door's options (the tuning table's panel step), width 16 with the panel
+  // step as one kernel and as two launches.
   using T = TestType;
   for_layouts([](auto l) {
     for (int nb : {16, 32})
-      for (tb::uplo ul : both_uplos)
-        for (int n : small_grid() ? std::vector<int>{1, 33, 130} : std::vector<int>{1, 7, 32, 33, 64, 65, 130, 300}) {
-          INFO("GEMM-updated nb " << nb << " " << name(ul) << " n=" << n);
-          const index_t count = small_grid() ? 11 : 23;
-          tbatch<T> A(n, n, count);
-          fill_spd(A, ul);
-          auto info = tints::info(count);
-          A.upload(), info.upload();
-          tb::potrf(host_ref, ul, A.hview(l), info.hspan());
-          if (nb == 32) {  // through the front door's options
-            tb::cuda::blocked::cholesky_options o;
-            o.gemm_nb = nb;
-            tb::cuda::blocked::potrf(nullptr, ul, A.dview(l), info.d.data(), n, o);
-          } else {  // info is zeroed by the caller of potrf_gemm
-            TINYBATCH_CUDA_CHECK(cudaMemset(info.d.data(), 0, sizeof(int) * std::size_t(count)));
-            ul == tb::uplo::upper ? tb::cuda::blocked::potrf_gemm<T, 16, true>(nullptr, A.dview(l), info.d.data(), n)
-                                  : tb::cuda::blocked::potrf_gemm<T, 16, false>(nullptr, A.dview(l), info.d.data(), n);
+      for (int split : nb == 32 ? std::vector<int>{-1} : std::vector<int>{0, 1})
+        for (tb::uplo ul : both_uplos)
+          for (int n : small_grid() ? std::vector<int>{1, 33, 130} : std::vector<int>{1, 7, 32, 33, 64, 65, 130, 300}) {
+            INFO("GEMM-updated nb " << nb << " split " << split << " " << name(ul) << " n=" << n);
+            const index_t count = small_grid() ? 11 : 23;
+            tbatch<T> A(n, n, count);
+            fill_spd(A, ul);
+            auto info = tints::info(count);
+            A.upload(), info.upload();
+            tb::potrf(host_ref, ul, A.hview(l), info.hspan());
+            if (nb == 32) {
+              tb::cuda::blocked::cholesky_options o;
+              o.gemm_nb = nb;
+              tb::cuda::blocked::potrf(nullptr, ul, A.dview(l), info.d.data(), n, o);
+            } else {  // info is zeroed by the caller of potrf_gemm
+              TINYBATCH_CUDA_CHECK(cudaMemset(info.d.data(), 0, sizeof(int) * std::size_t(count)));
+              ul == tb::uplo::upper
+                  ? tb::cuda::blocked::potrf_gemm<T, 16, true>(nullptr, A.dview(l), info.d.data(), n, split)
+                  : tb::cuda::blocked::potrf_gemm<T, 16, false>(nullptr, A.dview(l), info.d.data(), n, split);
+            }
+            check_all(arg(A, "A"), arg(info, "info"));
           }
-          check_all(arg(A, "A"), arg(info, "info"));
-        }
   });
+}
+
+TEMPLATE_TEST_CASE("cuda potrf, the on-chip kernel", "[potrf][large][onchip]", float, double) {
+  // Each tile count (orders up to 64, 96, 128), orders at and between tile edges; strided
+  // (ld > n, stride > ld * n) and pointer arrays; not-SPD and NaN matrices among them.
+  using T = TestType;
+  for_layouts([](auto l) {
+    for (tb::uplo ul : both_uplos)
+      for (int n : small_grid() ? std::vector<int>{1, 33, 100} : std::vector<int>{1, 2, 16, 17, 33, 48, 64, 65, 80, 96, 97, 113, 128}) {
+        INFO("on-chip " << name(ul) << " n=" << n);
+        const index_t count = small_grid() ? 11 : 23;
+        tbatch<T> A(n, n, count);
+        fill_spd(A, ul);
+        auto info = tints::info(count);
+        A.upload(), info.upload();
+        tb::potrf(host_ref, ul, A.hview(l), info.hspan());
+        tb::cuda::blocked::cholesky_options o;
+        o.onchip = 1;
+        tb::cuda::blocked::potrf(nullptr, ul, A.dview(l), info.d.data(), n, o);
+        check_all(arg(A, "A"), arg(info, "info"));
+      }
+  });
+  // Variable sizes: every matrix its own order below the launch's tile count.
+  for (tb::uplo ul : both_uplos)
+    for (int max : {64, 128}) {
+      INFO("on-chip vbatch " << name(ul) << " max=" << max);
+      const index_t count = small_grid() ? 20 : 200;
+      const auto sizes = draw_sizes(count, max, false);
+      vb<T> A(sizes, sizes);
+      fill_spd(A, ul);
+      auto info = tints::info(count);
+      A.upload(), info.upload();
+      tb::potrf(host_ref, ul, A.hview(), info.hspan());
+      tb::cuda::blocked::cholesky_options o;
+      o.onchip = 1;
+      tb::cuda::blocked::potrf(nullptr, ul, A.dview(), info.d.data(), max, o);
+      A.download(), info.download();
+      const std::string r = A.compare("A");
+      INFO(r);
+      CHECK(r.empty());
+      const std::string ri = compare(info, "info");
+      INFO(ri);
+      CHECK(ri.empty());
+    }
 }
 
 TEMPLATE_TEST_CASE("cuda posv beyond n = 32", "[posv][large]", float, double) {

@@ -254,8 +254,10 @@ __global__ void __launch_bounds__(256) potrs_kernel(VA A, VB B, index_t count, c
 
 }  // namespace tinybatch::cuda::blocked_kernels
 
-// The GEMM-updated path for larger uniform batches (uses factor_at above).
+// The GEMM-updated path for larger uniform batches (uses factor_at above), and the on-chip
+// kernel for orders up to 128.
 #include "potrf_gemm.cuh"
+#include "potrf_onchip.cuh"
 
 namespace tinybatch::cuda::blocked {
 
@@ -275,12 +277,16 @@ struct cholesky_options {
   /// The policy named its kernels (kernels::blocked): early, sched and inclusive are the
   /// caller's; otherwise variable-size batches take the tuning table's inclusive choice.
   bool named = false;
+  /// Orders up to onchip::max_order: 1 takes the on-chip kernel (potrf_onchip.cuh, the
+  /// matrix in one block's registers), 0 does not, -1: the tuning table's choice unless
+  /// another field above asks for a kernel.
+  int onchip = -1;
 };
 
 template <class K>
 constexpr cholesky_options cholesky_options_of() {
   if constexpr (requires { K::early; K::when; K::inclusive; })
-    return {-1, K::inclusive, K::early, K::when, -1, true};
+    return {-1, K::inclusive, K::early, K::when, -1, true, 0};
   else
     return {};
 }
@@ -340,6 +346,12 @@ void potrf(CUstream_st* stream, uplo u, const V& A, int* info, int nmax, cholesk
   if (nmax <= 0) return;
   // (Compile-time orders up to 32 take the register kernels before they get here: the GEMM
   // path is not instantiated for them.)
+  if (nmax <= onchip::max_order &&
+      (o.onchip > 0 || (o.onchip < 0 && o.shape < 0 && !o.inclusive && o.gemm_nb < 0 && !o.named &&
+                        bk::cholesky_onchip(int(sizeof(T)), nmax, V::uniform)))) {
+    u == uplo::upper ? onchip::potrf<T, true>(stream, A, info, nmax) : onchip::potrf<T, false>(stream, A, info, nmax);
+    return;
+  }
   if constexpr (V::uniform && (V::static_rows == dynamic || V::static_rows > 32)) {
     const int nb = o.gemm_nb >= 0                    ? o.gemm_nb
                    : o.shape < 0 && !o.inclusive ? bk::cholesky_gemm_nb(int(sizeof(T)), nmax)

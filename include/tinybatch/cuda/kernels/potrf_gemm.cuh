@@ -26,6 +26,7 @@
 #include "../../core/enums.hpp"
 #include "../cublas.hpp"
 #include "../error.hpp"
+#include "common.cuh"
 
 namespace tinybatch::cuda::blocked_kernels {
 
@@ -50,7 +51,7 @@ __global__ void __launch_bounds__(gemm_panel_threads, gemm_panel_min_blocks<T>)
     potrf_gemm_panel_kernel(V A, index_t base, index_t count, int* info, const T* S, int lds, index_t s_stride,
                             int j) {
   constexpr int TPB = gemm_panel_threads;
-  static_assert(NB >= 2 && NB <= 32 && NB % 2 == 0 && TPB % 32 == 0,
+  static_assert(NB >= 4 && NB <= 32 && NB % 4 == 0 && TPB % 32 == 0,
                 "potrf_gemm_panel_kernel: the diagonal block is one warp's rows");
   // The factored diagonal block, row-major and unpadded: the TRSM reads row c at one
   // address for the whole warp (a broadcast, no bank conflicts), two elements per load.
@@ -115,10 +116,7 @@ __global__ void __launch_bounds__(gemm_panel_threads, gemm_panel_min_blocks<T>)
       }
       __syncwarp();
       // Elements right of the diagonal (c2 > lane) take junk here: never read, never stored.
-      if (lane > c && drow) {
-#pragma unroll
-        for (int c2 = c + 1; c2 < NB; ++c2) acc[c2] -= acc[c] * buf[c2];
-      }
+      if (lane > c && drow) fast_kernels::sub_row(acc, acc[c], buf, c + 1);
     }
     if (drow) {
 #pragma unroll
@@ -152,6 +150,120 @@ __global__ void __launch_bounds__(gemm_panel_threads, gemm_panel_min_blocks<T>)
 #pragma unroll
       for (int c2 = 0; c2 + 1 < c; c2 += 2) {
         const auto two = *reinterpret_cast<const pair_of_t<T>*>(lr + c2);  // one 8- or 16-byte load
+        x -= acc[c2] * two.x;
+        x -= acc[c2 + 1] * two.y;
+      }
+      if (c % 2 == 1) x -= acc[c - 1] * lr[c - 1];
+      acc[c] = x * rcp[c];
+      *factor_at<UPPER>(m, a.ld, r, c) = acc[c];
+    }
+  }
+}
+
+/// Matrices per block of the diagonal-block kernel (one warp each).
+inline constexpr int gemm_diag_warps = 4;
+
+/// The split panel, first launch: the w x w diagonal block of panel j of each matrix, one warp
+/// per matrix, POTF2 in registers as in potrf_gemm_panel_kernel; stores the block (columns
+/// left of a failure and the failing pivot) and info.
+template <class T, int NB, bool UPPER, class V>
+__global__ void __launch_bounds__(32 * gemm_diag_warps)
+    potrf_gemm_diag_kernel(V A, index_t base, index_t count, int* info, const T* S, int lds, index_t s_stride,
+                           int j) {
+  static_assert(NB >= 4 && NB <= 32 && NB % 4 == 0, "potrf_gemm_diag_kernel: the diagonal block is one warp's rows");
+  __shared__ __align__(16) T bcs[gemm_diag_warps][2][NB];
+  const int wp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const index_t i = index_t(blockIdx.x) * gemm_diag_warps + wp;  // matrix of this launch
+  const index_t k = base + i;
+  if (k >= count) return;
+  const int prev = info[k];
+  if (prev != 0 && prev <= j) return;
+  const auto a = A[k];
+  const int n = a.rows();
+  if (j >= n) return;
+  const int rows = n - j, w = rows < NB ? rows : NB;
+  T* const m = a.data + j + index_t(j) * a.ld;
+  const T* const s = S ? S + i * s_stride : nullptr;
+  const bool drow = lane < w;
+  T acc[NB];
+#pragma unroll
+  for (int c = 0; c < NB; ++c)
+    acc[c] = drow && c <= lane ? *factor_at<UPPER>(m, a.ld, lane, c) - (s ? s[lane + index_t(c) * lds] : T(0)) : T(0);
+  T(*bc)[NB] = bcs[wp];
+  bc[0][lane % NB] = T(0), bc[1][lane % NB] = T(0);
+  __syncwarp();
+  int failed = w;
+#pragma unroll
+  for (int c = 0; c < NB; ++c) {
+    if (c >= failed) break;
+    T* const buf = bc[c & 1];
+    const T d = __shfl_sync(0xffffffffu, acc[c], c);
+    if (!(d > T(0))) {
+      failed = c;
+      break;
+    }
+    const T inv = rsqrt(d);
+    if (lane == c) {
+      acc[c] = d * inv;
+    } else if (lane > c && drow) {
+      acc[c] *= inv;
+      buf[lane] = acc[c];
+    }
+    __syncwarp();
+    if (lane > c && drow) fast_kernels::sub_row(acc, acc[c], buf, c + 1);
+  }
+  if (drow) {
+#pragma unroll
+    for (int c = 0; c < NB; ++c)
+      if (c <= lane && (c < failed || (c == failed && c == lane))) *factor_at<UPPER>(m, a.ld, lane, c) = acc[c];
+  }
+  if (lane == 0 && failed < w) info[k] = j + failed + 1;
+}
+
+/// The split panel, second launch: the rows below the diagonal block (blockIdx.y-th group of
+/// TPB), TRSM against the block the first launch stored, up to this panel's failure if any.
+template <class T, int NB, bool UPPER, class V>
+__global__ void __launch_bounds__(gemm_panel_threads, gemm_panel_min_blocks<T>)
+    potrf_gemm_trsm_kernel(V A, index_t base, index_t count, const int* info, const T* S, int lds,
+                           index_t s_stride, int j) {
+  constexpr int TPB = gemm_panel_threads;
+  __shared__ __align__(16) T sL[NB][NB];
+  __shared__ T rcp[NB];
+  const index_t k = base + blockIdx.x;
+  if (k >= count) return;
+  const int prev = info[k];
+  if (prev != 0 && prev <= j) return;
+  const auto a = A[k];
+  const int n = a.rows();
+  if (j >= n) return;
+  const int rows = n - j, w = rows < NB ? rows : NB;
+  // This panel's failure (info in j + 1 .. j + w) ends the solve at that column.
+  const int failed = prev != 0 ? prev - 1 - j : w;
+  T* const m = a.data + j + index_t(j) * a.ld;
+  const T* const s = S ? S + index_t(blockIdx.x) * s_stride : nullptr;
+  const int t = threadIdx.x;
+  const int r = w + int(blockIdx.y) * TPB + t;
+  const bool mine = r < rows;
+  T acc[NB];
+#pragma unroll
+  for (int c = 0; c < NB; ++c)
+    acc[c] = mine && c < w ? *factor_at<UPPER>(m, a.ld, r, c) - (s ? s[r + index_t(c) * lds] : T(0)) : T(0);
+  for (int e = t; e < NB * NB; e += TPB) {
+    const int rr = UPPER ? e / NB : e % NB, cc = UPPER ? e % NB : e / NB;
+    if (cc <= rr && rr < failed) sL[rr][cc] = *factor_at<UPPER>(m, a.ld, rr, cc);
+  }
+  __syncthreads();
+  if (t < failed) rcp[t] = T(1) / sL[t][t];
+  __syncthreads();
+  if (mine) {
+#pragma unroll
+    for (int c = 0; c < NB; ++c) {
+      if (c >= failed) break;
+      T x = acc[c];
+      const T* const lr = sL[c];
+#pragma unroll
+      for (int c2 = 0; c2 + 1 < c; c2 += 2) {
+        const auto two = *reinterpret_cast<const pair_of_t<T>*>(lr + c2);
         x -= acc[c2] * two.x;
         x -= acc[c2 + 1] * two.y;
       }
@@ -200,9 +312,11 @@ inline constexpr std::size_t gemm_workspace_bytes = std::size_t(256) << 20;
 /// Cholesky of every matrix of a uniform view (strided_view or pointer_view) of order n by
 /// panels of NB columns, updates by cuBLAS. info is already zeroed. Nothing waits for the host.
 template <class T, int NB, bool UPPER, class V>
-void potrf_gemm(CUstream_st* stream, const V& A, int* info, int n) {
+void potrf_gemm(CUstream_st* stream, const V& A, int* info, int n, int split_panel = -1) {
   namespace bk = blocked_kernels;
   constexpr int TPB = bk::gemm_panel_threads;
+  // The panel step in two launches (1) or one kernel (0); -1: the tuning table's choice.
+  const bool split = split_panel >= 0 ? split_panel > 0 : bk::cholesky_gemm_split(int(sizeof(T)), n);
   const index_t count = A.count();
   if (count <= 0 || n <= 0) return;
   const index_t per = index_t(n) * NB;  // S of one matrix: n x NB, leading dimension n
@@ -249,9 +363,21 @@ void potrf_gemm(CUstream_st* stream, const V& A, int* info, int n) {
         }
       }
       const int below = n - j - w;
-      const dim3 grid(unsigned(cnt), unsigned(std::max(1, (below + TPB - 1) / TPB)));
-      bk::potrf_gemm_panel_kernel<T, NB, UPPER><<<grid, TPB, 0, stream>>>(A, base, count, info, j > 0 ? S : nullptr,
-                                                                          n, per, j);
+      if (split) {
+        bk::potrf_gemm_diag_kernel<T, NB, UPPER>
+            <<<unsigned((cnt + bk::gemm_diag_warps - 1) / bk::gemm_diag_warps), 32 * bk::gemm_diag_warps, 0,
+               stream>>>(A, base, base + cnt, info, j > 0 ? S : nullptr, n, per, j);  // this chunk's matrices only
+        check_launch("tinybatch::cuda potrf (GEMM-updated diagonal blocks)");
+        if (below > 0) {
+          const dim3 grid(unsigned(cnt), unsigned((below + TPB - 1) / TPB));
+          bk::potrf_gemm_trsm_kernel<T, NB, UPPER>
+              <<<grid, TPB, 0, stream>>>(A, base, count, info, j > 0 ? S : nullptr, n, per, j);
+        }
+      } else {
+        const dim3 grid(unsigned(cnt), unsigned(std::max(1, (below + TPB - 1) / TPB)));
+        bk::potrf_gemm_panel_kernel<T, NB, UPPER>
+            <<<grid, TPB, 0, stream>>>(A, base, count, info, j > 0 ? S : nullptr, n, per, j);
+      }
       check_launch("tinybatch::cuda potrf (GEMM-updated panel)");
     }
   }

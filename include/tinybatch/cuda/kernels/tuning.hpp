@@ -411,7 +411,7 @@ constexpr int cholesky_shape_for(int elem_bytes, int n) {
 /// GEMM for each panel's update) for order n, 0 where the fused kernel above is faster.
 /// The backend instantiates width 32. Width 64 lost everywhere in the sweep below (its POTF2
 /// and TRSM cost more than the wider GEMM saved); since the panel kernel factors the diagonal
-/// block in one warp's registers, widths are 2 .. 32, and 16 is there for the sweep and the
+/// block in one warp's registers, widths are multiples of 4 up to 32, and 16 is there for the sweep and the
 /// tests (potrf_gemm<T, 16, UPPER>). From the sweep of
 /// bench_potrf_large on an H100 (bench/results/h100/potrf-gemm-3248e24-sweep.csv, 0.5 GiB,
 /// ms, fused default | GEMM nb 32 | nb 64 | cuSOLVER): double n = 64 1.18 | 2.06 | - | 1.77,
@@ -429,6 +429,28 @@ constexpr int cholesky_shape_for(int elem_bytes, int n) {
 constexpr int cholesky_gemm_nb(int elem_bytes, int n) {
   (void)elem_bytes;
   return n >= 96 ? 32 : 0;
+}
+
+/// The GEMM-updated path's panel step in two launches (a diagonal-block kernel, one warp per
+/// matrix, then the TRSM of the rows below; potrf_gemm.cuh) instead of one kernel whose warp 0
+/// factors the diagonal block while the other warps wait. H100, 0.5 GiB, ms, one kernel | two
+/// launches, two alternating runs (bench/results/h100/potrf-gemm-split-ab.log): double n = 128
+/// 0.93 | 0.72, 1024 2.38 | 2.52; float 128 1.10 | 0.99, 1024 2.72 | 3.09.
+constexpr bool cholesky_gemm_split(int elem_bytes, int n) {
+  (void)elem_bytes;
+  return n <= 128;
+}
+
+/// Uniform batches: the on-chip kernel (potrf_onchip.cuh: the whole matrix in one block's
+/// registers, read and written once) for these orders. H100, 0.5 GiB, ms, default before
+/// (fused; GEMM path from 96) | on-chip (bench/results/h100/potrf-onchip-fixed.csv): double
+/// n = 33 1.36 | 1.87, 48 1.08 | 1.13, 64 1.03 | 1.00, 80 1.27 | 0.94, 96 0.69 | 0.99, 128
+/// 0.73 | 1.15; float 48 1.59 | 1.50, 64 1.46 | 1.37, 80 1.50 | 1.23, 96 1.04 | 1.21.
+/// Variable-size batches keep the loop-inclusive fused kernel: on-chip lost at max 128
+/// (3000 matrices 0.43 | 0.55, 100000 9.7 | 17.0) and tied at 64.
+constexpr bool cholesky_onchip(int elem_bytes, int n, bool uniform) {
+  (void)elem_bytes;
+  return uniform && n >= 64 && n < 96;
 }
 
 /// Uniform batches on the fused kernel: one loop-inclusive launch instead of one per panel,
