@@ -1,13 +1,14 @@
 // Batched Cholesky of larger orders on uniform batches: left-looking by panels of NB columns,
 // each panel's update by cuBLAS batched GEMM (tensor-core DGEMM on sm_80 and later), its
-// factorization by one kernel.
+// factorization by one kernel, or (small orders, cholesky_gemm_split) by two launches: the
+// diagonal blocks one warp each, then the rows below.
 //
 // Why: the fused kernel (potrf_blocked.cuh) does the update with one FMA per shared-memory
 // load and re-reads the factored columns n / (6 IB) times; from n of about a hundred that,
 // not the arithmetic, limits it, and cuSOLVER's potrfBatched overtakes it. Here the update
 // of panel j, S = L(j:n, 0:j) L(j:j+w, 0:j)^T, is one GEMM over the whole batch (strided
 // or pointer-array) into a workspace S, and the panel kernel then factors A(j:n, j:j+w) - S:
-// POTF2 of the diagonal block in shared memory, TRSM of the rows below in registers.
+// POTF2 of the diagonal block in one warp's registers, TRSM of the rows below in registers.
 //
 // The matrix itself is written only by the panel kernel, and only once per element, when
 // final: GEMM reads A and writes S. So a matrix that fails at column f (info = f + 1) keeps
