@@ -153,6 +153,18 @@ void fill_spd(vb<T>& a, tb::uplo ul) {
   }
 }
 
+/// A variable-size batch's result and info against the host's, element by element.
+template <class T>
+void check_vbatch(vb<T>& A, tints& info) {
+  A.download(), info.download();
+  const std::string r = A.compare("A");
+  INFO(r);
+  CHECK(r.empty());
+  const std::string ri = compare(info, "info");
+  INFO(ri);
+  CHECK(ri.empty());
+}
+
 template <class T, class P>
 void run_vpotrf(P policy, tb::uplo ul, index_t count, int max, bool gaussian, bool give_max) {
   INFO("vbatch potrf " << name(ul) << " count=" << count << " max=" << max << (gaussian ? " gaussian" : " uniform")
@@ -167,13 +179,7 @@ void run_vpotrf(P policy, tb::uplo ul, index_t count, int max, bool gaussian, bo
     tb::potrf(policy, ul, A.dview(), info.dspan(), max);
   else
     tb::potrf(policy, ul, A.dview(), info.dspan());
-  A.download(), info.download();
-  const std::string r = A.compare("A");
-  INFO(r);
-  CHECK(r.empty());
-  const std::string ri = compare(info, "info");
-  INFO(ri);
-  CHECK(ri.empty());
+  check_vbatch(A, info);
 }
 
 }  // namespace
@@ -290,13 +296,7 @@ TEMPLATE_TEST_CASE("cuda potrf, the on-chip kernel", "[potrf][large][onchip]", f
       tb::cuda::blocked::cholesky_options o;
       o.onchip = 1;
       tb::cuda::blocked::potrf(nullptr, ul, A.dview(), info.d.data(), max, o);
-      A.download(), info.download();
-      const std::string r = A.compare("A");
-      INFO(r);
-      CHECK(r.empty());
-      const std::string ri = compare(info, "info");
-      INFO(ri);
-      CHECK(ri.empty());
+      check_vbatch(A, info);
     }
 }
 

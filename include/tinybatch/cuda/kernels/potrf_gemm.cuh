@@ -42,6 +42,53 @@ inline constexpr int gemm_panel_threads = 128;
 template <class T>
 inline constexpr int gemm_panel_min_blocks = sizeof(T) == 4 ? 6 : 5;
 
+/// POTF2 of the w x w diagonal block in one warp's registers, one row per lane (acc holds
+/// the lane's row, 0 above the diagonal), right-looking: at step c lane c's pivot is
+/// shuffled to all, the rows below scale their element of column c and broadcast it through
+/// bc (double-buffered, 16-byte aligned), and subtract its multiple from the rest of their
+/// row; `__syncwarp` only. With RCP, rcp gets 1 / L(c, c). Returns the failing column (w if
+/// none); lane `failed` then keeps the updated pivot in acc[failed], as dpotf2 leaves it.
+template <bool RCP, class T, int NB>
+__device__ __forceinline__ int warp_potf2(T (&acc)[NB], T (*bc)[NB], int lane, int w, T* rcp) {
+  const bool drow = lane < w;
+  bc[0][lane % NB] = T(0), bc[1][lane % NB] = T(0);
+  __syncwarp();
+  int failed = w;
+#pragma unroll
+  for (int c = 0; c < NB; ++c) {
+    if (c >= failed) break;  // uniform: failed and w are the same in every lane
+    T* const buf = bc[c & 1];
+    const T d = __shfl_sync(0xffffffffu, acc[c], c);
+    if (!(d > T(0))) {
+      failed = c;
+      break;
+    }
+    // 1 / L(c, c) by one reciprocal square root (at most 1 ulp in double, 2 in float).
+    const T inv = rsqrt(d);
+    if (lane == c) {
+      acc[c] = d * inv;
+      if constexpr (RCP) rcp[c] = inv;
+    } else if (lane > c && drow) {
+      acc[c] *= inv;
+      buf[lane] = acc[c];
+    }
+    __syncwarp();
+    // Elements right of the diagonal (c2 > lane) take junk here: never read, never stored.
+    if (lane > c && drow) fast_kernels::sub_row(acc, acc[c], buf, c + 1);
+  }
+  return failed;
+}
+
+/// Stores warp_potf2's row of the diagonal block: the columns left of the failure, and the
+/// failing pivot itself as dpotf2 stores it (its updated value); the rest keeps its input.
+template <bool UPPER, class T, int NB>
+__device__ __forceinline__ void store_diag_row(const T (&acc)[NB], T* m, int ld, int lane, int w, int failed) {
+  if (lane >= w) return;
+#pragma unroll
+  for (int c = 0; c < NB; ++c)
+    if (c <= lane && (c < failed || (c == failed && c == lane))) *factor_at<UPPER>(m, ld, lane, c) = acc[c];
+}
+
 /// Panel j (columns j .. j + w) of matrix base + blockIdx.x, blockIdx.y-th group of rows below
 /// the diagonal block. S (null at j = 0): the panel's update, (n - j) x w, column-major with
 /// leading dimension lds, s_stride apart per matrix of the launch. In every block warp 0
@@ -87,38 +134,12 @@ __global__ void __launch_bounds__(gemm_panel_threads, gemm_panel_min_blocks<T>)
   if (!diag_warp) load_row(r, mine, w);
 
   if (diag_warp) {
-    // POTF2 in registers, one row of the diagonal block per lane, right-looking: at step c
-    // lane c's pivot is shuffled to all, the rows below scale their element of column c and
-    // broadcast it through bc, and subtract its multiple from the rest of their row. No
-    // block-wide barrier: the former shared-memory POTF2 by the whole block took two per
-    // column and was most of this kernel's time (ncu, docs/cholesky.md).
+    // POTF2 in warp 0's registers (warp_potf2). No block-wide barrier: the former
+    // shared-memory POTF2 by the whole block took two per column and was most of this
+    // kernel's time (ncu, docs/cholesky.md).
     const bool drow = lane < w;
     load_row(lane, drow, lane + 1);  // the lower triangle; above it stays 0
-    bc[0][lane % NB] = T(0), bc[1][lane % NB] = T(0);
-    __syncwarp();
-    int failed = w;
-#pragma unroll
-    for (int c = 0; c < NB; ++c) {
-      if (c >= failed) break;  // uniform: failed and w are the same in every lane
-      T* const buf = bc[c & 1];
-      const T d = __shfl_sync(0xffffffffu, acc[c], c);
-      if (!(d > T(0))) {
-        failed = c;  // lane c keeps the updated pivot in acc[c], stored as dpotf2 leaves it
-        break;
-      }
-      // 1 / L(c, c) by one reciprocal square root (at most 1 ulp in double, 2 in float).
-      const T inv = rsqrt(d);
-      if (lane == c) {
-        acc[c] = d * inv;
-        rcp[c] = inv;
-      } else if (lane > c && drow) {
-        acc[c] *= inv;
-        buf[lane] = acc[c];
-      }
-      __syncwarp();
-      // Elements right of the diagonal (c2 > lane) take junk here: never read, never stored.
-      if (lane > c && drow) fast_kernels::sub_row(acc, acc[c], buf, c + 1);
-    }
+    const int failed = warp_potf2<true>(acc, bc, lane, w, rcp);
     if (drow) {
 #pragma unroll
       for (int c = 0; c < NB; ++c)
@@ -126,13 +147,7 @@ __global__ void __launch_bounds__(gemm_panel_threads, gemm_panel_min_blocks<T>)
     }
     if (lane == 0) s_failed = failed;
     if (blockIdx.y == 0) {
-      // Columns left of the failure, and the failing pivot itself as dpotf2 stores it (its
-      // updated value); columns right of it keep their input.
-      if (drow) {
-#pragma unroll
-        for (int c = 0; c < NB; ++c)
-          if (c <= lane && (c < failed || (c == failed && c == lane))) *factor_at<UPPER>(m, a.ld, lane, c) = acc[c];
-      }
+      store_diag_row<UPPER>(acc, m, a.ld, lane, w, failed);
       if (lane == 0 && failed < w) info[k] = j + failed + 1;
     }
   }
@@ -190,34 +205,8 @@ __global__ void __launch_bounds__(32 * gemm_diag_warps)
 #pragma unroll
   for (int c = 0; c < NB; ++c)
     acc[c] = drow && c <= lane ? *factor_at<UPPER>(m, a.ld, lane, c) - (s ? s[lane + index_t(c) * lds] : T(0)) : T(0);
-  T(*bc)[NB] = bcs[wp];
-  bc[0][lane % NB] = T(0), bc[1][lane % NB] = T(0);
-  __syncwarp();
-  int failed = w;
-#pragma unroll
-  for (int c = 0; c < NB; ++c) {
-    if (c >= failed) break;
-    T* const buf = bc[c & 1];
-    const T d = __shfl_sync(0xffffffffu, acc[c], c);
-    if (!(d > T(0))) {
-      failed = c;
-      break;
-    }
-    const T inv = rsqrt(d);
-    if (lane == c) {
-      acc[c] = d * inv;
-    } else if (lane > c && drow) {
-      acc[c] *= inv;
-      buf[lane] = acc[c];
-    }
-    __syncwarp();
-    if (lane > c && drow) fast_kernels::sub_row(acc, acc[c], buf, c + 1);
-  }
-  if (drow) {
-#pragma unroll
-    for (int c = 0; c < NB; ++c)
-      if (c <= lane && (c < failed || (c == failed && c == lane))) *factor_at<UPPER>(m, a.ld, lane, c) = acc[c];
-  }
+  const int failed = warp_potf2<false>(acc, bcs[wp], lane, w, static_cast<T*>(nullptr));
+  store_diag_row<UPPER>(acc, m, a.ld, lane, w, failed);
   if (lane == 0 && failed < w) info[k] = j + failed + 1;
 }
 
