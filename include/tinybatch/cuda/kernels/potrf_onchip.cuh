@@ -35,9 +35,6 @@ template <class T, int R>
 inline constexpr int min_blocks =
     sizeof(T) == 8 ? (R <= 3 ? 6 : R <= 4 ? 4 : R <= 6 ? 3 : 2) : (R <= 3 ? 8 : R <= 4 ? 6 : R <= 5 ? 5 : R <= 6 ? 4 : 3);
 
-template <int a, int b>
-inline constexpr int tri = a * (a + 1) / 2 + b;
-
 /// Factor-as-lower element (r, c) of a matrix stored lower (r, c) or upper (c, r).
 template <bool UPPER, class T>
 __device__ __forceinline__ T* at(T* m, int ld, int r, int c) {
