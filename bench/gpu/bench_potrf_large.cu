@@ -312,6 +312,16 @@ void var_sizes(const options& o, const machine& m, writer& w, cusolverDnHandle_t
           auto restore = [&] { check(cudaMemcpyAsync(a.data(), pristine.data(), h.size() * sizeof(T), cudaMemcpyDeviceToDevice), "restore"); };
           row("tinybatch_vbatch", "onchip", tb_bench::median_ms(e0, e1, 5, 30, [&] { tb::cuda::blocked::potrf(nullptr, tb::uplo::lower, view, info.data(), max, co); }, restore));
         }
+        if (max >= 64) {
+          // The GEMM-updated path (potrf_gemm_vbatch: the update by its own kernel), the panel
+          // step as one kernel and as two launches.
+          auto restore = [&] { check(cudaMemcpyAsync(a.data(), pristine.data(), h.size() * sizeof(T), cudaMemcpyDeviceToDevice), "restore"); };
+          for (int split : {0, 1})
+            row("tinybatch_vbatch", split ? "gemm_nb32_split" : "gemm_nb32_one_kernel", tb_bench::median_ms(e0, e1, 5, 30, [&] {
+                  check(cudaMemsetAsync(info.data(), 0, sizeof(int) * std::size_t(count)), "cudaMemsetAsync(info)");
+                  tb::cuda::blocked::potrf_gemm_vbatch<T, 32, false>(nullptr, view, info.data(), max, split);
+                }, restore));
+        }
         row("tinybatch_vbatch", "max_from_device", time_tb<T, tb::kernels::automatic>(e0, e1, view, info.data(), a.data(), pristine.data(), h.size(), -1));
         {
           // The batch padded to max x max (identity outside each matrix): fixed-size kernels.

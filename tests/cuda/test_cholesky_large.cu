@@ -328,6 +328,63 @@ TEMPLATE_TEST_CASE("cuda potrf on variable-size batches, every early exit and sc
       }
 }
 
+TEMPLATE_TEST_CASE("cuda potrf on variable-size batches, the GEMM-updated path", "[potrf][vbatch][gemm]", float,
+                   double) {
+  // The update by potrf_vgemm_kernel (sizes read on the device): orders within one panel and
+  // across many, tiles of S cut at every row count; through the front door's option (the
+  // tuning table's panel step) and with the panel step as one kernel and as two launches.
+  using T = TestType;
+  for (tb::uplo ul : both_uplos)
+    for (int max : small_grid() ? std::vector<int>{40, 150} : std::vector<int>{33, 64, 200, 512})
+      for (bool gaussian : {false, true})
+        for (int split : max >= 500 ? std::vector<int>{-1} : std::vector<int>{-1, 0, 1}) {
+          // (The host oracle takes about 0.3 s per matrix of order 512.)
+          const index_t count = small_grid() ? 30 : max >= 500 ? 10 : max >= 200 ? 40 : 200;
+          INFO("vbatch GEMM-updated " << name(ul) << " max=" << max << (gaussian ? " gaussian" : " uniform")
+                                      << " split " << split);
+          const auto sizes = draw_sizes(count, max, gaussian);
+          vb<T> A(sizes, sizes);
+          fill_spd(A, ul);
+          auto info = tints::info(count);
+          A.upload(), info.upload();
+          tb::potrf(host_ref, ul, A.hview(), info.hspan());
+          if (split < 0) {
+            tb::cuda::blocked::cholesky_options o;
+            o.gemm_nb = 32;
+            tb::cuda::blocked::potrf(nullptr, ul, A.dview(), info.d.data(), max, o);
+          } else {  // info is zeroed by the caller of potrf_gemm_vbatch
+            TINYBATCH_CUDA_CHECK(cudaMemset(info.d.data(), 0, sizeof(int) * std::size_t(count)));
+            ul == tb::uplo::upper
+                ? tb::cuda::blocked::potrf_gemm_vbatch<T, 32, true>(nullptr, A.dview(), info.d.data(), max, split)
+                : tb::cuda::blocked::potrf_gemm_vbatch<T, 32, false>(nullptr, A.dview(), info.d.data(), max, split);
+          }
+          check_vbatch(A, info);
+        }
+  // A max_n below some orders: those matrices get info = -2 and keep their input; the others
+  // are factored.
+  for (tb::uplo ul : both_uplos) {
+    INFO("vbatch GEMM-updated " << name(ul) << ", max_n 64 for orders up to 100");
+    const index_t count = 40;
+    const auto sizes = draw_sizes(count, 100, false);
+    vb<T> A(sizes, sizes);
+    fill_spd(A, ul);
+    const std::vector<T> input = A.h;
+    auto info = tints::info(count);
+    A.upload(), info.upload();
+    tb::potrf(host_ref, ul, A.hview(), info.hspan());
+    for (std::size_t k = 0; k < sizes.size(); ++k)
+      if (sizes[k] > 64) {
+        info.h[k] = -2;
+        const std::size_t e1 = k + 1 < sizes.size() ? std::size_t(A.off[k + 1]) : A.h.size();
+        std::copy(input.begin() + A.off[k], input.begin() + std::ptrdiff_t(e1), A.h.begin() + A.off[k]);
+      }
+    tb::cuda::blocked::cholesky_options o;
+    o.gemm_nb = 32;
+    tb::cuda::blocked::potrf(nullptr, ul, A.dview(), info.d.data(), 64, o);
+    check_vbatch(A, info);
+  }
+}
+
 TEMPLATE_TEST_CASE("cuda posv on variable-size batches", "[posv][vbatch]", float, double) {
   using T = TestType;
   const index_t count = small_grid() ? 30 : 300;

@@ -270,9 +270,10 @@ struct cholesky_options {
   bool inclusive = false;  ///< one loop-inclusive launch instead of one launch per panel
   kernels::early_exit early = kernels::early_exit::aggressive;
   kernels::start sched = kernels::start::lazy;
-  /// Uniform batches: > 0 takes the GEMM-updated path (potrf_gemm.cuh, panels of 32
-  /// columns); 0: the fused kernel; -1: the tuning table's choice (cholesky_gemm_nb), unless
-  /// shape or inclusive asks for the fused kernel.
+  /// > 0 takes the GEMM-updated path (potrf_gemm.cuh, panels of 32 columns; variable-size
+  /// batches with the update by its own kernel); 0: the fused kernel; -1: the tuning table's
+  /// choice (cholesky_gemm_nb, cholesky_vbatch_gemm), unless shape or inclusive asks for the
+  /// fused kernel.
   int gemm_nb = -1;
   /// The policy named its kernels (kernels::blocked): early, sched and inclusive are the
   /// caller's; otherwise variable-size batches take the tuning table's inclusive choice.
@@ -365,6 +366,13 @@ void potrf(CUstream_st* stream, uplo u, const V& A, int* info, int nmax, cholesk
     }
     if (o.shape < 0 && !o.inclusive) o.inclusive = bk::cholesky_inclusive(int(sizeof(T)), nmax);
   } else if constexpr (!V::uniform) {
+    // The GEMM-updated path with the update by potrf_vgemm_kernel (sizes on the device).
+    if (o.gemm_nb > 0 || (o.gemm_nb < 0 && o.shape < 0 && !o.inclusive && !o.named &&
+                          bk::cholesky_vbatch_gemm(int(sizeof(T)), nmax))) {
+      u == uplo::upper ? potrf_gemm_vbatch<T, 32, true>(stream, A, info, nmax)
+                       : potrf_gemm_vbatch<T, 32, false>(stream, A, info, nmax);
+      return;
+    }
     if (!o.named && o.shape < 0) o.inclusive = bk::cholesky_vbatch_inclusive(int(sizeof(T)), nmax);
   }
   const int si = o.shape >= 0 ? o.shape : bk::cholesky_shape_for(int(sizeof(T)), nmax);

@@ -264,6 +264,107 @@ __global__ void __launch_bounds__(gemm_panel_threads, gemm_panel_min_blocks<T>)
   }
 }
 
+/// The variable-size update's tile: rows of S per block, columns of L per shared-memory chunk,
+/// threads per block (a 16 x 8 grid; each thread 4 rows x NB / 8 columns of S).
+inline constexpr int vgemm_rows = 64, vgemm_kc = 16, vgemm_threads = 128;
+
+/// Row r and column p (within the chunk) of a chunk's element e that a thread loads: along
+/// rows in lower storage (consecutive addresses), along the chunk's columns in upper storage
+/// (stored transposed), so a warp's loads are contiguous either way.
+struct vgemm_at {
+  int r, p;
+};
+template <bool UPPER, int KC, int ROWS>
+__device__ __forceinline__ vgemm_at vgemm_element(int e) {
+  return UPPER ? vgemm_at{e / KC, e % KC} : vgemm_at{e % ROWS, e / ROWS};
+}
+
+/// Variable-size batches: panel j's update S = L(j:n, 0:j) L(j:j+w, 0:j)^T of each matrix by
+/// its own order, read on the device (cuBLAS's batched GEMMs take their sizes from the host).
+/// Block (x, y): matrix base + x, rows vgemm_rows * y .. of S. Matrices that ended (order <= j,
+/// or failed at an earlier panel) leave at once. L's chunks go through shared memory, the
+/// next chunk's loads issued before the current one's FMAs.
+template <class T, int NB, bool UPPER, class V>
+__global__ void __launch_bounds__(vgemm_threads)
+    potrf_vgemm_kernel(V A, index_t base, index_t count, const int* info, T* S, int lds, index_t s_stride, int j) {
+  constexpr int MT = vgemm_rows, KC = vgemm_kc, TPB = vgemm_threads;
+  constexpr int RM = MT / 16, RN = NB / 8;  // this thread: rows tr + 16 a, columns tc + 8 b
+  constexpr int LA = MT * KC / TPB, LB = NB * KC / TPB;  // elements each thread loads
+  static_assert(NB % 8 == 0 && NB % KC == 0 && MT % 16 == 0 && LA * TPB == MT * KC && LB * TPB == NB * KC,
+                "potrf_vgemm_kernel: tile");
+  __shared__ T sa[KC][MT + 1], sb[KC][NB + 1];
+  const index_t k = base + blockIdx.x;
+  if (k >= count) return;
+  const int prev = info[k];
+  if (prev != 0 && prev <= j) return;
+  const auto a = A[k];
+  const int n = a.rows();
+  const int r0 = int(blockIdx.y) * MT;
+  if (j + r0 >= n) return;
+  const int m = n - j, w = m < NB ? m : NB;
+  const T* const L = a.data + (UPPER ? index_t(j) * a.ld : index_t(j));  // L(j, 0)
+  const int t = threadIdx.x, tr = t % 16, tc = t / 16;
+  T ra[LA], rb[LB];
+  const auto load = [&](int p0) {
+#pragma unroll
+    for (int q = 0; q < LA; ++q) {
+      const auto [r, p] = vgemm_element<UPPER, KC, MT>(t + q * TPB);
+      ra[q] = r0 + r < m ? *factor_at<UPPER>(L, a.ld, r0 + r, p0 + p) : T(0);
+    }
+#pragma unroll
+    for (int q = 0; q < LB; ++q) {
+      const auto [r, p] = vgemm_element<UPPER, KC, NB>(t + q * TPB);
+      rb[q] = r < w ? *factor_at<UPPER>(L, a.ld, r, p0 + p) : T(0);
+    }
+  };
+  T acc[RM][RN] = {};
+  load(0);
+  for (int p0 = 0; p0 < j; p0 += KC) {  // j is a multiple of NB, hence of KC
+#pragma unroll
+    for (int q = 0; q < LA; ++q) {
+      const auto [r, p] = vgemm_element<UPPER, KC, MT>(t + q * TPB);
+      sa[p][r] = ra[q];
+    }
+#pragma unroll
+    for (int q = 0; q < LB; ++q) {
+      const auto [r, p] = vgemm_element<UPPER, KC, NB>(t + q * TPB);
+      sb[p][r] = rb[q];
+    }
+    __syncthreads();
+    if (p0 + KC < j) load(p0 + KC);
+#pragma unroll
+    for (int kk = 0; kk < KC; ++kk) {
+      T av[RM], bv[RN];
+#pragma unroll
+      for (int x = 0; x < RM; ++x) av[x] = sa[kk][tr + 16 * x];
+#pragma unroll
+      for (int y = 0; y < RN; ++y) bv[y] = sb[kk][tc + 8 * y];
+#pragma unroll
+      for (int x = 0; x < RM; ++x)
+#pragma unroll
+        for (int y = 0; y < RN; ++y) acc[x][y] += av[x] * bv[y];
+    }
+    __syncthreads();
+  }
+  T* const s = S + index_t(blockIdx.x) * s_stride;
+#pragma unroll
+  for (int x = 0; x < RM; ++x)
+#pragma unroll
+    for (int y = 0; y < RN; ++y) {
+      const int r = r0 + tr + 16 * x, c = tc + 8 * y;
+      if (r < m && c < w) s[r + index_t(c) * lds] = acc[x][y];
+    }
+}
+
+/// Variable-size batches: a matrix of order above the launch's nmax (a max_n that was too
+/// small) gets LAPACK's "argument 2" (info = -2) and is left alone: every later kernel skips a
+/// matrix whose info is set, and its update would not fit the workspace.
+template <class V>
+__global__ void mark_oversize_kernel(V A, index_t base, index_t count, int* info, int nmax) {
+  const index_t k = base + index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < count && A[k].rows() > nmax) info[k] = -2;
+}
+
 /// Pointer-array batches: the operands of panel j's GEMM, one pointer per matrix.
 template <class T, bool UPPER>
 __global__ void gemm_operands_kernel(T* const* ptrs, index_t base, int cnt, int ld, int j, T* S, index_t s_stride,
@@ -299,12 +400,36 @@ namespace tinybatch::cuda::blocked {
 /// (larger batches run in chunks of matrices).
 inline constexpr std::size_t gemm_workspace_bytes = std::size_t(256) << 20;
 
+/// The panel step of panel j for the chunk base .. base + cnt: the diagonal blocks and the
+/// rows below (`below` in the tallest matrix), as one kernel or (split) two launches. S: the
+/// update (null at j = 0).
+template <class T, int NB, bool UPPER, class V>
+void panel_step(CUstream_st* stream, const V& A, index_t base, int cnt, int* info, const T* S, int lds, index_t per,
+                int j, int below, bool split) {
+  namespace bk = blocked_kernels;
+  constexpr int TPB = bk::gemm_panel_threads;
+  const index_t end = base + cnt;  // this chunk's matrices only
+  if (split) {
+    bk::potrf_gemm_diag_kernel<T, NB, UPPER>
+        <<<unsigned((cnt + bk::gemm_diag_warps - 1) / bk::gemm_diag_warps), 32 * bk::gemm_diag_warps, 0, stream>>>(
+            A, base, end, info, S, lds, per, j);
+    check_launch("tinybatch::cuda potrf (GEMM-updated diagonal blocks)");
+    if (below > 0) {
+      const dim3 grid(unsigned(cnt), unsigned((below + TPB - 1) / TPB));
+      bk::potrf_gemm_trsm_kernel<T, NB, UPPER><<<grid, TPB, 0, stream>>>(A, base, end, info, S, lds, per, j);
+    }
+  } else {
+    const dim3 grid(unsigned(cnt), unsigned(std::max(1, (below + TPB - 1) / TPB)));
+    bk::potrf_gemm_panel_kernel<T, NB, UPPER><<<grid, TPB, 0, stream>>>(A, base, end, info, S, lds, per, j);
+  }
+  check_launch("tinybatch::cuda potrf (GEMM-updated panel)");
+}
+
 /// Cholesky of every matrix of a uniform view (strided_view or pointer_view) of order n by
 /// panels of NB columns, updates by cuBLAS. info is already zeroed. Nothing waits for the host.
 template <class T, int NB, bool UPPER, class V>
 void potrf_gemm(CUstream_st* stream, const V& A, int* info, int n, int split_panel = -1) {
   namespace bk = blocked_kernels;
-  constexpr int TPB = bk::gemm_panel_threads;
   // The panel step in two launches (1) or one kernel (0); -1: the tuning table's choice.
   const bool split = split_panel >= 0 ? split_panel > 0 : bk::cholesky_gemm_split(int(sizeof(T)), n);
   const index_t count = A.count();
@@ -352,23 +477,47 @@ void potrf_gemm(CUstream_st* stream, const V& A, int* info, int n, int split_pan
                 what);
         }
       }
-      const int below = n - j - w;
-      if (split) {
-        bk::potrf_gemm_diag_kernel<T, NB, UPPER>
-            <<<unsigned((cnt + bk::gemm_diag_warps - 1) / bk::gemm_diag_warps), 32 * bk::gemm_diag_warps, 0,
-               stream>>>(A, base, base + cnt, info, j > 0 ? S : nullptr, n, per, j);  // this chunk's matrices only
-        check_launch("tinybatch::cuda potrf (GEMM-updated diagonal blocks)");
-        if (below > 0) {
-          const dim3 grid(unsigned(cnt), unsigned((below + TPB - 1) / TPB));
-          bk::potrf_gemm_trsm_kernel<T, NB, UPPER>
-              <<<grid, TPB, 0, stream>>>(A, base, count, info, j > 0 ? S : nullptr, n, per, j);
-        }
-      } else {
-        const dim3 grid(unsigned(cnt), unsigned(std::max(1, (below + TPB - 1) / TPB)));
-        bk::potrf_gemm_panel_kernel<T, NB, UPPER>
-            <<<grid, TPB, 0, stream>>>(A, base, count, info, j > 0 ? S : nullptr, n, per, j);
+      panel_step<T, NB, UPPER>(stream, A, base, cnt, info, j > 0 ? S : nullptr, n, per, j, n - j - w, split);
+    }
+  }
+}
+
+/// Cholesky of every matrix of a variable-size view by panels of NB columns, as potrf_gemm,
+/// each panel's update by potrf_vgemm_kernel (sizes read on the device); nmax bounds every
+/// order. Launches are sized for nmax: a matrix whose order is past this panel, or that
+/// failed, leaves its blocks at once (classic early exit, all matrices from panel 0). info
+/// is already zeroed. Nothing waits for the host.
+template <class T, int NB, bool UPPER, class V>
+void potrf_gemm_vbatch(CUstream_st* stream, const V& A, int* info, int nmax, int split_panel = -1) {
+  namespace bk = blocked_kernels;
+  const bool split = split_panel >= 0 ? split_panel > 0 : bk::cholesky_gemm_split(int(sizeof(T)), nmax);
+  const index_t count = A.count();
+  if (count <= 0 || nmax <= 0) return;
+  const index_t per = index_t(nmax) * NB;  // S of one matrix: nmax x NB, leading dimension nmax
+  index_t chunk = std::max<index_t>(1, index_t(gemm_workspace_bytes / (sizeof(T) * std::size_t(per))));
+  chunk = std::min<index_t>({chunk, count, index_t(2147483647)});
+  const std::size_t bytes = sizeof(T) * std::size_t(chunk * per);
+  void* ws = nullptr;
+  check(cudaMallocAsync(&ws, bytes, stream), "cudaMallocAsync(&workspace, " + std::to_string(bytes) + ", stream)");
+  struct release {
+    void* p;
+    CUstream_st* s;
+    ~release() { (void)cudaFreeAsync(p, s); }
+  } guard{ws, stream};
+  T* const S = static_cast<T*>(ws);
+  for (index_t base = 0; base < count; base += chunk) {
+    const int cnt = int(std::min(chunk, count - base));
+    bk::mark_oversize_kernel<<<unsigned((cnt + 255) / 256), 256, 0, stream>>>(A, base, base + cnt, info, nmax);
+    check_launch("tinybatch::cuda potrf (GEMM-updated, orders above max_n)");
+    for (int j = 0; j < nmax; j += NB) {
+      const int w = std::min(NB, nmax - j);
+      if (j > 0) {
+        const dim3 grid(unsigned(cnt), unsigned((nmax - j + bk::vgemm_rows - 1) / bk::vgemm_rows));
+        bk::potrf_vgemm_kernel<T, NB, UPPER><<<grid, bk::vgemm_threads, 0, stream>>>(A, base, base + cnt, info, S, nmax,
+                                                                                      per, j);
+        check_launch("tinybatch::cuda potrf (GEMM-updated, variable-size update)");
       }
-      check_launch("tinybatch::cuda potrf (GEMM-updated panel)");
+      panel_step<T, NB, UPPER>(stream, A, base, cnt, info, j > 0 ? S : nullptr, nmax, per, j, nmax - j - w, split);
     }
   }
 }

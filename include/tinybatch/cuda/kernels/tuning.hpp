@@ -463,6 +463,14 @@ constexpr bool cholesky_inclusive(int elem_bytes, int n) {
   return n >= 64 && n < 96;
 }
 
+/// Variable-size batches: the GEMM-updated path (potrf_gemm_vbatch: the panel kernels of the
+/// uniform path, each update by potrf_vgemm_kernel with the sizes read on the device) for
+/// this largest order; otherwise the fused kernel (below). Not yet measured on a GPU: off.
+constexpr bool cholesky_vbatch_gemm(int elem_bytes, int nmax) {
+  (void)elem_bytes, (void)nmax;
+  return false;
+}
+
 /// Variable-size batches under the default policy: one loop-inclusive launch (aggressive
 /// early exit, greedy) up to a largest order of 128 in double and 256 in float, per-panel
 /// launches (aggressive, lazy) beyond. H100, bench_potrf_large, ms, per-panel | inclusive,
