@@ -165,21 +165,30 @@ void check_vbatch(vb<T>& A, tints& info) {
   CHECK(ri.empty());
 }
 
-template <class T, class P>
-void run_vpotrf(P policy, tb::uplo ul, index_t count, int max, bool gaussian, bool give_max) {
-  INFO("vbatch potrf " << name(ul) << " count=" << count << " max=" << max << (gaussian ? " gaussian" : " uniform")
-                       << (give_max ? " max given" : ""));
+/// A variable-size batch of SPD (and some failing) matrices with sizes drawn in [0, max],
+/// factored on the host and by gpu(device view, info), compared.
+template <class T, class F>
+void vpotrf_case(tb::uplo ul, index_t count, int max, bool gaussian, F&& gpu) {
   const auto sizes = draw_sizes(count, max, gaussian);
   vb<T> A(sizes, sizes);
   fill_spd(A, ul);
   auto info = tints::info(count);
   A.upload(), info.upload();
   tb::potrf(host_ref, ul, A.hview(), info.hspan());
-  if (give_max)
-    tb::potrf(policy, ul, A.dview(), info.dspan(), max);
-  else
-    tb::potrf(policy, ul, A.dview(), info.dspan());
+  gpu(A.dview(), info);
   check_vbatch(A, info);
+}
+
+template <class T, class P>
+void run_vpotrf(P policy, tb::uplo ul, index_t count, int max, bool gaussian, bool give_max) {
+  INFO("vbatch potrf " << name(ul) << " count=" << count << " max=" << max << (gaussian ? " gaussian" : " uniform")
+                       << (give_max ? " max given" : ""));
+  vpotrf_case<T>(ul, count, max, gaussian, [&](auto view, tints& info) {
+    if (give_max)
+      tb::potrf(policy, ul, view, info.dspan(), max);
+    else
+      tb::potrf(policy, ul, view, info.dspan());
+  });
 }
 
 }  // namespace
@@ -286,17 +295,11 @@ TEMPLATE_TEST_CASE("cuda potrf, the on-chip kernel", "[potrf][large][onchip]", f
   for (tb::uplo ul : both_uplos)
     for (int max : {64, 128}) {
       INFO("on-chip vbatch " << name(ul) << " max=" << max);
-      const index_t count = small_grid() ? 20 : 200;
-      const auto sizes = draw_sizes(count, max, false);
-      vb<T> A(sizes, sizes);
-      fill_spd(A, ul);
-      auto info = tints::info(count);
-      A.upload(), info.upload();
-      tb::potrf(host_ref, ul, A.hview(), info.hspan());
-      tb::cuda::blocked::cholesky_options o;
-      o.onchip = 1;
-      tb::cuda::blocked::potrf(nullptr, ul, A.dview(), info.d.data(), max, o);
-      check_vbatch(A, info);
+      vpotrf_case<T>(ul, small_grid() ? 20 : 200, max, false, [&](auto view, tints& info) {
+        tb::cuda::blocked::cholesky_options o;
+        o.onchip = 1;
+        tb::cuda::blocked::potrf(nullptr, ul, view, info.d.data(), max, o);
+      });
     }
 }
 
@@ -342,23 +345,18 @@ TEMPLATE_TEST_CASE("cuda potrf on variable-size batches, the GEMM-updated path",
           const index_t count = small_grid() ? 30 : max >= 500 ? 10 : max >= 200 ? 40 : 200;
           INFO("vbatch GEMM-updated " << name(ul) << " max=" << max << (gaussian ? " gaussian" : " uniform")
                                       << " split " << split);
-          const auto sizes = draw_sizes(count, max, gaussian);
-          vb<T> A(sizes, sizes);
-          fill_spd(A, ul);
-          auto info = tints::info(count);
-          A.upload(), info.upload();
-          tb::potrf(host_ref, ul, A.hview(), info.hspan());
-          if (split < 0) {
-            tb::cuda::blocked::cholesky_options o;
-            o.gemm_nb = 32;
-            tb::cuda::blocked::potrf(nullptr, ul, A.dview(), info.d.data(), max, o);
-          } else {  // info is zeroed by the caller of potrf_gemm_vbatch
-            TINYBATCH_CUDA_CHECK(cudaMemset(info.d.data(), 0, sizeof(int) * std::size_t(count)));
-            ul == tb::uplo::upper
-                ? tb::cuda::blocked::potrf_gemm_vbatch<T, 32, true>(nullptr, A.dview(), info.d.data(), max, split)
-                : tb::cuda::blocked::potrf_gemm_vbatch<T, 32, false>(nullptr, A.dview(), info.d.data(), max, split);
-          }
-          check_vbatch(A, info);
+          vpotrf_case<T>(ul, count, max, gaussian, [&](auto view, tints& info) {
+            if (split < 0) {
+              tb::cuda::blocked::cholesky_options o;
+              o.gemm_nb = 32;
+              tb::cuda::blocked::potrf(nullptr, ul, view, info.d.data(), max, o);
+            } else {  // info is zeroed by the caller of potrf_gemm_vbatch
+              TINYBATCH_CUDA_CHECK(cudaMemset(info.d.data(), 0, sizeof(int) * std::size_t(count)));
+              ul == tb::uplo::upper
+                  ? tb::cuda::blocked::potrf_gemm_vbatch<T, 32, true>(nullptr, view, info.d.data(), max, split)
+                  : tb::cuda::blocked::potrf_gemm_vbatch<T, 32, false>(nullptr, view, info.d.data(), max, split);
+            }
+          });
         }
   // A max_n below some orders: those matrices get info = -2 and keep their input; the others
   // are factored.

@@ -400,6 +400,29 @@ namespace tinybatch::cuda::blocked {
 /// (larger batches run in chunks of matrices).
 inline constexpr std::size_t gemm_workspace_bytes = std::size_t(256) << 20;
 
+/// The GEMM-updated path's workspace for count matrices: S, `per` elements a matrix, for a
+/// chunk of them at a time, then `extra` bytes a matrix of the chunk. Stream-ordered
+/// (cudaMallocAsync), freed behind the kernels that use it.
+template <class T>
+struct gemm_workspace {
+  index_t chunk;
+  std::size_t s_bytes;
+  void* p = nullptr;
+  CUstream_st* stream;
+  gemm_workspace(CUstream_st* s, index_t count, index_t per, std::size_t extra) : stream(s) {
+    chunk = std::max<index_t>(1, index_t(gemm_workspace_bytes / (sizeof(T) * std::size_t(per))));
+    chunk = std::min<index_t>({chunk, count, index_t(2147483647)});
+    s_bytes = sizeof(T) * std::size_t(chunk * per);
+    const std::size_t bytes = s_bytes + extra * std::size_t(chunk);
+    check(cudaMallocAsync(&p, bytes, s), "cudaMallocAsync(&workspace, " + std::to_string(bytes) + ", stream)");
+  }
+  gemm_workspace(const gemm_workspace&) = delete;
+  gemm_workspace& operator=(const gemm_workspace&) = delete;
+  ~gemm_workspace() { (void)cudaFreeAsync(p, stream); }
+  T* S() const { return static_cast<T*>(p); }
+  char* after_S() const { return static_cast<char*>(p) + s_bytes; }
+};
+
 /// The panel step of panel j for the chunk base .. base + cnt: the diagonal blocks and the
 /// rows below (`below` in the tallest matrix), as one kernel or (split) two launches. S: the
 /// update (null at j = 0).
@@ -435,21 +458,13 @@ void potrf_gemm(CUstream_st* stream, const V& A, int* info, int n, int split_pan
   const index_t count = A.count();
   if (count <= 0 || n <= 0) return;
   const index_t per = index_t(n) * NB;  // S of one matrix: n x NB, leading dimension n
-  index_t chunk = std::max<index_t>(1, index_t(gemm_workspace_bytes / (sizeof(T) * std::size_t(per))));
-  chunk = std::min<index_t>({chunk, count, index_t(2147483647)});
   constexpr bool pointers = requires(const V& v) { v.pointers(); };
-  const std::size_t s_bytes = sizeof(T) * std::size_t(chunk * per);
-  const std::size_t bytes = s_bytes + (pointers ? 2 * sizeof(T*) * std::size_t(chunk) : 0);
-  void* ws = nullptr;
-  check(cudaMallocAsync(&ws, bytes, stream), "cudaMallocAsync(&workspace, " + std::to_string(bytes) + ", stream)");
-  struct release {
-    void* p;
-    CUstream_st* s;
-    ~release() { (void)cudaFreeAsync(p, s); }  // queued behind the kernels that use it
-  } guard{ws, stream};
-  T* const S = static_cast<T*>(ws);
-  const T** const a_ops = reinterpret_cast<const T**>(static_cast<char*>(ws) + s_bytes);
-  T** const s_ops = reinterpret_cast<T**>(static_cast<char*>(ws) + s_bytes + sizeof(T*) * std::size_t(chunk));
+  // Pointer arrays: then the GEMM's operand pointers, two a matrix.
+  const gemm_workspace<T> ws(stream, count, per, pointers ? 2 * sizeof(T*) : 0);
+  const index_t chunk = ws.chunk;
+  T* const S = ws.S();
+  const T** const a_ops = reinterpret_cast<const T**>(ws.after_S());
+  T** const s_ops = reinterpret_cast<T**>(ws.after_S() + sizeof(T*) * std::size_t(chunk));
   cublasHandle_t h = n > NB ? detail::cublas_handle(stream) : nullptr;
   const T one = 1, zero = 0;
   // Lower: S = L(j:n, 0:j) L(j:j+w, 0:j)^T, A(j, 0) twice with N, T. Upper (U = L^T):
@@ -494,17 +509,9 @@ void potrf_gemm_vbatch(CUstream_st* stream, const V& A, int* info, int nmax, int
   const index_t count = A.count();
   if (count <= 0 || nmax <= 0) return;
   const index_t per = index_t(nmax) * NB;  // S of one matrix: nmax x NB, leading dimension nmax
-  index_t chunk = std::max<index_t>(1, index_t(gemm_workspace_bytes / (sizeof(T) * std::size_t(per))));
-  chunk = std::min<index_t>({chunk, count, index_t(2147483647)});
-  const std::size_t bytes = sizeof(T) * std::size_t(chunk * per);
-  void* ws = nullptr;
-  check(cudaMallocAsync(&ws, bytes, stream), "cudaMallocAsync(&workspace, " + std::to_string(bytes) + ", stream)");
-  struct release {
-    void* p;
-    CUstream_st* s;
-    ~release() { (void)cudaFreeAsync(p, s); }
-  } guard{ws, stream};
-  T* const S = static_cast<T*>(ws);
+  const gemm_workspace<T> ws(stream, count, per, 0);
+  const index_t chunk = ws.chunk;
+  T* const S = ws.S();
   for (index_t base = 0; base < count; base += chunk) {
     const int cnt = int(std::min(chunk, count - base));
     bk::mark_oversize_kernel<<<unsigned((cnt + 255) / 256), 256, 0, stream>>>(A, base, base + cnt, info, nmax);
