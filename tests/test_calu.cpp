@@ -161,9 +161,9 @@ result factor(const matrix<T>& a, calu::options o) {
   return r;
 }
 
-calu::options opts(int b, int row_blocks, int threads = 2, bool lookahead = true) {
+calu::options opts(int b, int row_blocks, int threads = 2, bool lookahead = true, int leaf_rows = 0) {
   calu::options o;
-  o.b = b, o.row_blocks = row_blocks, o.threads = threads, o.lookahead = lookahead;
+  o.b = b, o.row_blocks = row_blocks, o.threads = threads, o.lookahead = lookahead, o.leaf_rows = leaf_rows;
   return o;
 }
 
@@ -434,6 +434,69 @@ TEMPLATE_TEST_CASE("calu::getrf on singular matrices: info as getrf's, factoriza
   CHECK_FACTOR(r, 4.0);
 }
 
+TEMPLATE_TEST_CASE("calu::getrf with TSLU's leaves split into runs (a flat tree inside each leaf)", "[calu]", float,
+                   double) {
+  using T = TestType;
+  // The default runs are about 2 MiB of the panel, more rows than these matrices have per
+  // leaf: leaf_rows forces runs of 2 b rows (1) and uneven ones (3 b + 5), so every leaf of
+  // at least 3 b rows is a chain of LUs, each on the candidates so far over the next run.
+  struct shape { int m, n, b, pr; };
+  const shape shapes[] = {{3000, 64, 32, 2}, {1000, 40, 16, 4}, {257, 257, 32, 2}, {200, 200, 8, 7},
+                          {1500, 100, 32, 1}, {4000, 24, 8, 3}};
+  for (const shape& s : shapes)
+    for (int lr : {1, 3 * s.b + 5}) {
+      INFO("m " << s.m << " n " << s.n << " b " << s.b << " P_r " << s.pr << " leaf_rows " << lr);
+      const result r = factor(random_matrix<T>(s.m, s.n, 3), opts(s.b, s.pr, 2, true, lr));
+      CHECK(r.info == 0);
+      CHECK_FACTOR(r, 4.0);
+    }
+  // The runs change the pivots (so the chain ran), and the first pivot is still the largest
+  // entry of the first column: each run keeps its largest, each merge the larger.
+  int differ = 0;
+  for (int k = 0; k < 4; ++k) {
+    const matrix<double> a = random_matrix<double>(2000 + 31 * k, 32);
+    const result whole = factor(a, opts(16, 2)), runs = factor(a, opts(16, 2, 2, true, 1));
+    differ += whole.ipiv != runs.ipiv;
+    int arg = 0;
+    for (int i = 1; i < a.m; ++i)
+      if (std::fabs(a(i, 0)) > std::fabs(a(arg, 0))) arg = i;
+    CHECK(runs.ipiv[0] == arg + 1);
+  }
+  CHECK(differ > 0);
+  // Matrices that need pivoting, the growth matrices and singular ones, in runs.
+  const int n = 100;
+  matrix<T> tiny = random_matrix<T>(n, n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n / 2; ++i) tiny(i, j) *= T(1e-6);
+  CHECK_FACTOR(factor(tiny, opts(8, 2, 2, true, 1)), 4.0);
+  CHECK_FACTOR(factor(wilkinson<T>(40), opts(8, 2, 2, true, 1)), 4.0);
+  CHECK_FACTOR(factor(wright<T>(20), opts(8, 2, 2, true, 1)), 4.0);
+  {
+    const result r = factor(foster<T>(40), opts(8, 2, 2, true, 1));
+    CHECK_FACTOR_BOUND(r, 4.0, std::max(30.0, 4 * r.gepp_ratio));
+  }
+  for (int c : {0, 9, 50}) {
+    INFO("zero column " << c);
+    matrix<T> a = random_matrix<T>(n, n, 2);
+    for (int i = 0; i < n; ++i) a(i, c) = T(0);
+    const result r = factor(a, opts(8, 2, 2, true, 1));
+    CHECK(r.info == c + 1);
+    CHECK_FACTOR(r, 4.0);
+  }
+  {
+    const matrix<T> zero(n, n, 1);
+    const result r = factor(zero, opts(8, 2, 2, true, 1));
+    CHECK(r.info == 1);
+    CHECK(r.finite);
+    CHECK(r.padding_ok);
+  }
+  matrix<T> tall = random_matrix<T>(2400, 48);
+  for (int i = 0; i < 2400; ++i) tall(i, 20) = T(0);
+  const result r = factor(tall, opts(16, 3, 2, true, 1));
+  CHECK(r.info == 21);
+  CHECK_FACTOR(r, 4.0);
+}
+
 TEMPLATE_TEST_CASE("calu::getrs and calu::gesv solve with the factorization", "[calu]", float, double) {
   using T = TestType;
   for (int n : {1, 37, 130}) {
@@ -495,6 +558,7 @@ TEST_CASE("calu::getrf rejects bad arguments", "[calu]") {
   CHECK_THROWS_AS(calu::getrf(10, 10, (double*)nullptr, 10, ipiv.data()), tinybatch::invalid_argument);
   CHECK_THROWS_AS(calu::getrf(10, 10, a.data(), 10, nullptr), tinybatch::invalid_argument);
   CHECK_THROWS_AS(calu::getrs('X', 10, 1, a.data(), 10, ipiv.data(), a.data(), 10), tinybatch::invalid_argument);
+  CHECK_THROWS_AS(calu::getrf(10, 10, a.data(), 10, ipiv.data(), opts(4, 2, 2, true, -1)), tinybatch::invalid_argument);
   CHECK(calu::getrf(0, 0, (double*)nullptr, 1, nullptr) == 0);
 }
 

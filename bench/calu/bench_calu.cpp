@@ -7,7 +7,7 @@
 // cuSOLVER dgetrf (matrix on the GPU).
 //
 //   bench_calu [--square=4096,8192] [--tall=100000x1024,...] [--methods=calu,lapacke,panel,hybrid,hybrid_gpu,hybrid_gpu_cublas,cusolver]
-//              [--b=128,256] [--d=model,1,2,4] [--reps=2] [--threads=16] [--row-blocks=0]
+//              [--b=128,256] [--d=model,1,2,4] [--reps=2] [--threads=16] [--row-blocks=0] [--leaf-rows=0]
 //              [--csv=out.csv] [--trace=trace.csv] [--no-check] [--max-cpu-n=16384]
 //
 // Each (shape, method, b, d) runs --reps times after one warm-up run on a fresh copy of the
@@ -18,6 +18,8 @@
 // intervals (CPU panels, updates, sends, waits; GPU updates) of its first shape at the
 // first d of the sweep, for plot_calu.py --trace. --methods=panel times one m x b panel:
 // TSLU on the threads, and OpenBLAS dgetrf of it (the CPU's panel rate, the hybrid's bound).
+// --leaf-rows: rows of each LU inside a TSLU leaf (0: the default, about 2 MiB; a number
+// above m: one LU per leaf, as before the leaves were split).
 #include <tinybatch/tasks/calu.hpp>
 #if defined(__CUDACC__)
 #include <cusolverDn.h>
@@ -77,7 +79,7 @@ struct config {
   std::vector<std::string> methods{"calu", "lapacke"};
   std::vector<int> bs{0};
   std::vector<std::string> ds{"model"};
-  int reps = 2, threads = 0, row_blocks = 0;
+  int reps = 2, threads = 0, row_blocks = 0, leaf_rows = 0;
   long max_cpu_n = 1L << 40;  // CPU methods only on shapes with n <= this
   bool check = true;
   std::string csv, trace;
@@ -177,6 +179,8 @@ int run(int argc, char** argv) {
       c.threads = std::atoi(v);
     } else if (const char* v = val("--row-blocks=")) {
       c.row_blocks = std::atoi(v);
+    } else if (const char* v = val("--leaf-rows=")) {
+      c.leaf_rows = std::atoi(v);
     } else if (const char* v = val("--max-cpu-n=")) {
       c.max_cpu_n = std::atol(v);
     } else if (const char* v = val("--csv=")) {
@@ -261,7 +265,7 @@ int run(int argc, char** argv) {
       } else if (method == "calu") {
         for (int b : c.bs) {
           calu::options o;
-          o.b = b, o.row_blocks = c.row_blocks;
+          o.b = b, o.row_blocks = c.row_blocks, o.leaf_rows = c.leaf_rows;
           row r{"calu", m, n, b ? b : calu::default_block(int(m), int(n)), 0, 0, c.row_blocks ? c.row_blocks : threads,
                 1e30, 0, 0, 0, "CPU task graph"};
           for (int rep = 0; rep <= c.reps; ++rep) {
@@ -292,7 +296,7 @@ int run(int argc, char** argv) {
                 calu::detail::blas_single_threaded one;
 #pragma omp parallel num_threads(threads)
 #pragma omp single
-                r.info = calu::detail::tslu(int(m), bb, work.get(), int(m), ipiv.data(), rb);
+                r.info = calu::detail::tslu(int(m), bb, work.get(), int(m), ipiv.data(), rb, c.leaf_rows);
               } else {
                 r.info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, int(m), bb, work.get(), int(m), ipiv.data());
               }
@@ -388,12 +392,12 @@ int run(int argc, char** argv) {
             const int bb = b ? b : calu::default_block(int(m), int(n));
             // The model's d once per (shape, b): calibrated rates, kept for the sweep.
             calu::hybrid_options probe;
-            probe.b = bb, probe.row_blocks = c.row_blocks;
+            probe.b = bb, probe.row_blocks = c.row_blocks, probe.leaf_rows = c.leaf_rows;
             probe.panel = calu::panel_location::cpu;  // the seed's schedule
             double g1 = 0, g2 = 0;
             calu::calibrate<double>(bb, g1, g2);
             const int rb = c.row_blocks ? c.row_blocks : threads;
-            const double gp = calu::detail::cpu_panel_rate<double>(int(m), bb, threads, rb);
+            const double gp = calu::detail::cpu_panel_rate<double>(int(m), bb, threads, rb, c.leaf_rows);
             const int model = calu::model_d(int(m), int(n), bb, threads, g1, g2, gp);
             std::printf("# %lld x %lld, b %d: g1 %.1f GFLOP/s per core, g2 %.1f TFLOP/s, TSLU %.1f GFLOP/s: model d %d "
                         "(the seed's model without the panel rate: %d)\n",

@@ -33,6 +33,7 @@ namespace tinybatch::calu {
 struct options {
   int b = 0;           ///< panel width (block column width)
   int row_blocks = 0;  ///< P_r: row blocks of TSLU's tournament (0: the thread count)
+  int leaf_rows = 0;   ///< rows of each LU inside a TSLU leaf (0: about 2 MiB of the panel)
   int threads = 0;     ///< OpenMP threads of the task graph (0: omp_get_max_threads())
   bool lookahead = true;  ///< create update (K, K+1) and panel K+1 before the rest of step K
   int d = 0;           ///< hybrid only: block columns on the CPU (0: the model's d)
@@ -58,8 +59,8 @@ inline void check_getrf(const char* routine, int m, int n, const void* a, int ld
           [&] { return "lda = " + std::to_string(lda) + " < max(1, m = " + std::to_string(m) + ")"; });
   require(a || m == 0 || n == 0, routine, "A is null");
   require(ipiv || std::min(m, n) == 0, routine, "ipiv is null");
-  require(o.b >= 0 && o.row_blocks >= 0 && o.threads >= 0 && o.d >= 0, routine,
-          "options: b, row_blocks, threads and d must be >= 0");
+  require(o.b >= 0 && o.row_blocks >= 0 && o.leaf_rows >= 0 && o.threads >= 0 && o.d >= 0, routine,
+          "options: b, row_blocks, leaf_rows, threads and d must be >= 0");
 }
 
 /// Panel K's interchanges on one block column (w columns at `col`, rows 0..m), U(K, J) =
@@ -90,15 +91,15 @@ void update_block_column(int m, const T* panel, int ldp, T* col, int ldc, const 
 /// Panel K in place (`panel` is block column K from row 0): TSLU of rows k0.., ipiv made
 /// global (1-based). Returns the first zero pivot (global, 1-based), 0 if none.
 template <class T>
-int factor_panel(int m, T* panel, int ld, int* ipiv, int k0, int jb, int row_blocks) {
-  const int pinfo = tslu(m - k0, jb, panel + k0, ld, ipiv + k0, row_blocks);
+int factor_panel(int m, T* panel, int ld, int* ipiv, int k0, int jb, int row_blocks, int leaf_rows) {
+  const int pinfo = tslu(m - k0, jb, panel + k0, ld, ipiv + k0, row_blocks, leaf_rows);
   for (int i = 0; i < jb; ++i) ipiv[k0 + i] += k0;
   return pinfo ? k0 + pinfo : 0;
 }
 
 /// Resolved parameters of one factorization.
 struct plan {
-  int mn, b, threads, row_blocks, nb, np;
+  int mn, b, threads, row_blocks, leaf_rows, nb, np;
 };
 inline plan make_plan(int m, int n, const options& opt) {
   plan p;
@@ -106,6 +107,7 @@ inline plan make_plan(int m, int n, const options& opt) {
   p.b = std::max(1, std::min(opt.b ? opt.b : default_block(m, n), p.mn));
   p.threads = opt.threads ? opt.threads : omp_get_max_threads();
   p.row_blocks = opt.row_blocks ? opt.row_blocks : p.threads;
+  p.leaf_rows = opt.leaf_rows;
   p.nb = (n + p.b - 1) / p.b;
   p.np = (p.mn + p.b - 1) / p.b;
   return p;
@@ -123,18 +125,19 @@ int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}) {
   detail::check_getrf("calu::getrf", m, n, a, lda, ipiv, opt);
   if (std::min(m, n) == 0) return 0;
   const detail::plan p = detail::make_plan(m, n, opt);
-  const int mn = p.mn, b = p.b, threads = p.threads, row_blocks = p.row_blocks, nb = p.nb, np = p.np;
+  const int mn = p.mn, b = p.b, threads = p.threads, row_blocks = p.row_blocks, leaf_rows = p.leaf_rows,
+            nb = p.nb, np = p.np;
   std::vector<char> deps(nb);  // one dependence object per block column
   char* col = deps.data();
   int info = 0;
   detail::blas_single_threaded one_thread_blas;
 
   auto panel = [&](int K) {
-#pragma omp task default(none) shared(info, a, ipiv) firstprivate(K, m, n, lda, mn, b, row_blocks) depend(inout : col[K])
+#pragma omp task default(none) shared(info, a, ipiv) firstprivate(K, m, n, lda, mn, b, row_blocks, leaf_rows) depend(inout : col[K])
     {
       const int k0 = K * b, jb = std::min(b, mn - k0);
       T* pc = a + std::size_t(k0) * lda;
-      const int pinfo = detail::factor_panel(m, pc, lda, ipiv, k0, jb, row_blocks);
+      const int pinfo = detail::factor_panel(m, pc, lda, ipiv, k0, jb, row_blocks, leaf_rows);
       // A wide matrix's last block column: the columns right of the panel.
       const int rest = std::min(b, n - k0) - jb;
       if (rest > 0) detail::update_block_column(m, pc, lda, pc + std::size_t(jb) * lda, lda, ipiv, k0, jb, rest, 1);

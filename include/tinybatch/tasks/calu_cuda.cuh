@@ -500,7 +500,7 @@ int hybrid_getrf(int m, int n, T* a, int lda, int* ipiv, const hybrid_options& o
   int model = 0;
   if (!opt.d || g1 > 0 || g2 > 0) {  // d given and no rates: no calibration
     calibrate<T>(p.b, g1, g2);
-    if (gp == 0) gp = detail::cpu_panel_rate<T>(m, p.b, p.threads, p.row_blocks);
+    if (gp == 0) gp = detail::cpu_panel_rate<T>(m, p.b, p.threads, p.row_blocks, p.leaf_rows);
     model = model_d(m, n, p.b, p.threads, g1, g2, gp);
   }
   const int d = opt.d ? opt.d : model;

@@ -154,7 +154,7 @@ double cpu_core_rate(int b) {
 /// threads with `row_blocks` leaves, the best of three runs after a first; m is capped at 32768
 /// rows (the calibration's memory; taller panels run faster, so the rate errs low).
 template <class T>
-double cpu_panel_rate(int m, int b, int threads, int row_blocks) {
+double cpu_panel_rate(int m, int b, int threads, int row_blocks, int leaf_rows = 0) {
   blas_single_threaded one;
   m = std::max(b, std::min(m, 32768));
   std::vector<T> a0(std::size_t(m) * b), a(a0.size());
@@ -170,7 +170,7 @@ double cpu_panel_rate(int m, int b, int threads, int row_blocks) {
     const double t0 = now();
 #pragma omp parallel num_threads(threads)
 #pragma omp single
-    tslu(m, b, a.data(), m, ipiv.data(), row_blocks);
+    tslu(m, b, a.data(), m, ipiv.data(), row_blocks, leaf_rows);
     if (r > 0) best = std::min(best, now() - t0);
   }
   return (double(m) * b * b - double(b) * b * b / 3) / best;
@@ -265,7 +265,7 @@ int hybrid_schedule(Dev& dev, int m, int n, T* host_a, int lda, T* dA, long long
     guard([&] {
       const double s = now();
       const int k0 = K * b, jb = std::min(b, mn - k0);
-      const int pinfo = factor_panel(m, slot(K), m, ipiv_h, k0, jb, row_blocks);
+      const int pinfo = factor_panel(m, slot(K), m, ipiv_h, k0, jb, row_blocks, p.leaf_rows);
       if (pinfo && !info) info = pinfo;  // panels run one after the other
       record("panel", K, K, s);
     });
