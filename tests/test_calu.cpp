@@ -550,6 +550,43 @@ TEMPLATE_TEST_CASE("calu::getrs and calu::gesv solve with the factorization", "[
   CHECK(b.v == b0.v);
 }
 
+TEST_CASE("calu::getrf's report and trace", "[calu]") {
+  const matrix<double> a0 = random_matrix<double>(3000, 96);
+  for (bool trace : {false, true}) {
+    INFO("trace " << trace);
+    matrix<double> a = a0;
+    std::vector<int> ipiv(96);
+    calu::options o = opts(16, 2, 2);
+    o.trace = trace;
+    calu::report rep;
+    rep.events.push_back({"stale", 0, 0, 0, 0, 0});  // the call starts it afresh
+    REQUIRE(calu::getrf(a.m, a.n, a.data(), a.ld, ipiv.data(), o, &rep) == 0);
+    CHECK(rep.seconds > 0);
+    if (!trace) {
+      CHECK(rep.events.empty());
+      continue;
+    }
+    // Every kind of task is there, each interval inside the run, on one of the threads, and
+    // one thread's intervals never overlap (none is nested in another).
+    std::vector<std::string> kinds;
+    for (const auto& e : rep.events) {
+      kinds.push_back(e.what);
+      CHECK(e.thread >= 0);
+      CHECK(e.thread < 2);
+      CHECK(e.t0 >= 0);
+      CHECK(e.t0 <= e.t1);
+      CHECK(e.t1 <= rep.seconds);
+    }
+    for (const char* k : {"leaf", "tree", "panel_lu", "panel_trsm", "update", "gemm", "laswp"})
+      CHECK(std::count(kinds.begin(), kinds.end(), std::string(k)) > 0);
+    CHECK(std::count(kinds.begin(), kinds.end(), std::string("leaf")) == 2 * 6);  // 2 leaves, 6 panels
+    auto ev = rep.events;
+    std::sort(ev.begin(), ev.end(), [](const auto& x, const auto& y) { return std::pair(x.thread, x.t0) < std::pair(y.thread, y.t0); });
+    for (std::size_t i = 1; i < ev.size(); ++i)
+      if (ev[i].thread == ev[i - 1].thread) CHECK(ev[i].t0 >= ev[i - 1].t1);
+  }
+}
+
 TEST_CASE("calu::getrf rejects bad arguments", "[calu]") {
   std::vector<double> a(100);
   std::vector<int> ipiv(10);

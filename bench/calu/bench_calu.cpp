@@ -14,9 +14,10 @@
 // same random matrix; the best time is reported, as GFLOP/s of m n^2 - n^3 / 3 flops. The
 // first run of each is checked: the solve residual ||A x - y||_1 / (||A||_1 ||x||_1 n eps)
 // with the factors (calu::getrs), x the solution of a random y. Output: a table on stdout
-// and a CSV (--csv) with device, CPU, date and commit. --trace writes the hybrid's per-task
-// intervals (CPU panels, updates, sends, waits; GPU updates) of its first shape at the
-// first d of the sweep, for plot_calu.py --trace. --methods=panel times one m x b panel:
+// and a CSV (--csv) with device, CPU, date and commit. --trace writes the per-task intervals
+// of the first traced run, for plot_calu.py --trace: the hybrid's (CPU panels, updates,
+// sends, waits; GPU updates) of its first shape at the first d of the sweep, or CPU CALU's
+// (leaves, tree, panel LU and TRSM, updates, GEMM chunks) of its first shape and b. --methods=panel times one m x b panel:
 // TSLU on the threads, and OpenBLAS dgetrf of it (the CPU's panel rate, the hybrid's bound).
 // --leaf-rows: rows of each LU inside a TSLU leaf (0: the default, about 2 MiB; a number
 // above m: one LU per leaf, as before the leaves were split).
@@ -236,6 +237,7 @@ int run(int argc, char** argv) {
     }
   };
   [[maybe_unused]] bool traced = false;
+  const std::string leaf_note = c.leaf_rows ? ", leaf rows " + std::to_string(c.leaf_rows) : "";
 
   for (const shape& s : c.shapes) {
     const long m = s.m, n = s.n;
@@ -267,14 +269,26 @@ int run(int argc, char** argv) {
           calu::options o;
           o.b = b, o.row_blocks = c.row_blocks, o.leaf_rows = c.leaf_rows;
           row r{"calu", m, n, b ? b : calu::default_block(int(m), int(n)), 0, 0, c.row_blocks ? c.row_blocks : threads,
-                1e30, 0, 0, 0, "CPU task graph"};
+                1e30, 0, 0, 0, "CPU task graph" + leaf_note};
+          const bool trace_this = !c.trace.empty() && !traced;
           for (int rep = 0; rep <= c.reps; ++rep) {
             copy_parallel(work.get(), a0.get(), count);
+            calu::report rep_out;
+            o.trace = trace_this && rep == c.reps;
             const double t0 = now();
-            r.info = calu::getrf(int(m), int(n), work.get(), int(m), ipiv.data(), o);
+            r.info = calu::getrf(int(m), int(n), work.get(), int(m), ipiv.data(), o, &rep_out);
             const double dt = now() - t0;
             if (rep > 0) r.seconds = std::min(r.seconds, dt);
             if (rep == 0) r.check = check(work.get());
+            if (o.trace) {
+              std::ofstream tf(c.trace);
+              tf << "# calu (CPU) m " << m << " n " << n << " b " << r.b << " threads " << threads << " seconds " << dt
+                 << " cpu " << cpu << " commit " << commit << " date " << date << "\n";
+              tf << "what,K,J,thread,t0,t1\n";
+              for (const auto& e : rep_out.events)
+                tf << e.what << ',' << e.K << ',' << e.J << ',' << e.thread << ',' << e.t0 << ',' << e.t1 << '\n';
+              traced = true;
+            }
           }
           r.gflops = flops / r.seconds * 1e-9;
           emit(r);
@@ -288,7 +302,7 @@ int run(int argc, char** argv) {
           const int bb = int(std::min<long>(b ? b : calu::default_block(int(m), int(n)), n));  // the shape's buffers
           const int rb = c.row_blocks ? c.row_blocks : threads;
           for (const char* which : {"panel_tslu", "panel_gepp"}) {
-            row r{which, m, bb, bb, 0, 0, rb, 1e30, 0, 0, 0, "one m x b panel"};
+            row r{which, m, bb, bb, 0, 0, rb, 1e30, 0, 0, 0, "one m x b panel" + leaf_note};
             for (int rep = 0; rep <= c.reps; ++rep) {
               copy_parallel(work.get(), a0.get(), std::size_t(m) * bb);
               const double t0 = now();

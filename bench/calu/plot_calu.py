@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots of bench_calu's CSVs (and mkl_getrf.py's), and the trace picture of one hybrid run.
+"""Plots of bench_calu's CSVs (and mkl_getrf.py's), and the trace picture of one hybrid or CPU CALU run.
 
     python3 bench/calu/plot_calu.py calu-*.csv --out=prefix     # prefix-rates.png, prefix-sweep-d.png
     python3 bench/calu/plot_calu.py --trace=trace.csv --out=prefix   # prefix.png: CPU threads, GPU
@@ -7,7 +7,9 @@
 rates: GFLOP/s of every method on every shape (best b and d for tinybatch, the model's d
 marked); sweep-d: the hybrid's rate against d per (shape, b), the model's d marked; the
 trace: one row per CPU thread (panels red, updates blue, sends orange, waits grey) and one
-for the GPU's updates (green).
+for the GPU's updates (green); a CPU CALU trace shows the panel's parts (leaves red, tree dark
+red, the b x b LU pink, its TRSM salmon), updates blue and their GEMM chunks cyan, and prints
+how busy the threads were.
 """
 import argparse
 import csv
@@ -81,7 +83,12 @@ def trace(path, out):
     with open(path) as f:
         title = f.readline().lstrip("# ").strip()
         ev = list(csv.DictReader(f))
-    colors = {"panel": "tab:red", "update": "tab:blue", "send": "tab:orange", "wait": "0.6", "gpu_update": "tab:green"}
+    colors = {"panel": "tab:red", "update": "tab:blue", "send": "tab:orange", "wait": "0.6", "gpu_update": "tab:green",
+              # CPU CALU's kinds (its panel in parts, the updates' GEMM chunks apart)
+              "leaf": "tab:red", "tree": "darkred", "panel_lu": "tab:pink", "panel_trsm": "salmon",
+              "panel_getrf": "tab:brown", "gemm": "tab:cyan", "laswp": "0.3"}
+    present = {e["what"] for e in ev}
+    colors = {k: v for k, v in colors.items() if k in present}
     threads = sorted({int(e["thread"]) for e in ev})
     fig, ax = plt.subplots(figsize=(14, 0.35 * len(threads) + 2))
     for e in ev:
@@ -93,7 +100,7 @@ def trace(path, out):
     ax.set_xlabel("seconds")
     ax.set_title(title)
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors.values()]
-    ax.legend(handles, list(colors), loc="upper right", ncol=5)
+    ax.legend(handles, list(colors), loc="upper center", bbox_to_anchor=(0.5, -0.18 - 0.6 / len(threads)), ncol=8)
     fig.tight_layout()
     fig.savefig(out + ".png", dpi=120)
     # The bound: panel time on the critical path against GPU update time.
@@ -101,6 +108,10 @@ def trace(path, out):
     for e in ev:
         tot[e["what"]] += float(e["t1"]) - float(e["t0"])
     print("total seconds per kind:", {k: round(v, 4) for k, v in tot.items()})
+    cpu = [t for t in threads if t >= 0]
+    span = max(float(e["t1"]) for e in ev)
+    busy = sum(float(e["t1"]) - float(e["t0"]) for e in ev if int(e["thread"]) >= 0)
+    print(f"CPU threads busy {busy / (span * len(cpu)):.0%} of {len(cpu)} x {span:.4f} s")
 
 
 def main():

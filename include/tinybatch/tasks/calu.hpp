@@ -20,11 +20,13 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "../core/error.hpp"
 #include "lapack.hpp"
+#include "trace.hpp"
 #include "tslu.hpp"
 
 namespace tinybatch::calu {
@@ -37,6 +39,13 @@ struct options {
   int threads = 0;     ///< OpenMP threads of the task graph (0: omp_get_max_threads())
   bool lookahead = true;  ///< create update (K, K+1) and panel K+1 before the rest of step K
   int d = 0;           ///< hybrid only: block columns on the CPU (0: the model's d)
+  bool trace = false;  ///< record every task's interval in the report's events
+};
+
+/// What a CPU factorization measured (getrf's last argument).
+struct report {
+  double seconds = 0;              // the task graph, first task to last
+  std::vector<trace_event> events;  // options::trace: every task, in no particular order
 };
 
 /// The default panel width: wide enough that the updates are BLAS-3 bound, narrow enough
@@ -69,20 +78,24 @@ inline void check_getrf(const char* routine, int m, int n, const void* a, int ld
 /// K from row 0; both columns hold the matrix's global rows (so do the hybrid's buffers).
 template <class T>
 void update_block_column(int m, const T* panel, int ldp, T* col, int ldc, const int* ipiv, int k0, int jb,
-                         int w, int threads) {
+                         int w, int threads, tracer* tr = nullptr, int K = 0, int J = 0) {
   using L = lapack<T>;
+  const double s = trace_start(tr);
   L::laswp(w, col, ldc, k0 + 1, k0 + jb, ipiv);
   const T* l11 = panel + k0;
   L::trsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, jb, w, T(1), l11, ldp, col + k0, ldc);
+  if (tr) tr->add("update", K, J, s);
   const int rows = m - k0 - jb;
   if (rows <= 0) return;
   const int chunks = std::max(1, std::min(threads, rows / 1024));
   for (int c = 0; c < chunks; ++c) {
-#pragma omp task default(none) shared(ldp, ldc, col, l11) firstprivate(c, chunks, rows, k0, jb, w) if (chunks > 1)
+#pragma omp task default(none) shared(ldp, ldc, col, l11, tr) firstprivate(c, chunks, rows, k0, jb, w, K, J) if (chunks > 1)
     {
+      const double s = trace_start(tr);
       const int r0 = int((long long)rows * c / chunks), r1 = int((long long)rows * (c + 1) / chunks);
       L::gemm(CblasNoTrans, CblasNoTrans, r1 - r0, w, jb, T(-1), l11 + jb + r0, ldp, col + k0, ldc, T(1),
               col + k0 + jb + r0, ldc);
+      if (tr) tr->add("gemm", K, J, s);
     }
   }
 #pragma omp taskwait
@@ -91,8 +104,9 @@ void update_block_column(int m, const T* panel, int ldp, T* col, int ldc, const 
 /// Panel K in place (`panel` is block column K from row 0): TSLU of rows k0.., ipiv made
 /// global (1-based). Returns the first zero pivot (global, 1-based), 0 if none.
 template <class T>
-int factor_panel(int m, T* panel, int ld, int* ipiv, int k0, int jb, int row_blocks, int leaf_rows) {
-  const int pinfo = tslu(m - k0, jb, panel + k0, ld, ipiv + k0, row_blocks, leaf_rows);
+int factor_panel(int m, T* panel, int ld, int* ipiv, int k0, int jb, int row_blocks, int leaf_rows,
+                 tracer* tr = nullptr, int K = 0) {
+  const int pinfo = tslu(m - k0, jb, panel + k0, ld, ipiv + k0, row_blocks, leaf_rows, tr, K);
   for (int i = 0; i < jb; ++i) ipiv[k0 + i] += k0;
   return pinfo ? k0 + pinfo : 0;
 }
@@ -119,10 +133,12 @@ inline plan make_plan(int m, int n, const options& opt) {
 /// (min(m, n) entries) as LAPACK's getrf: row i was interchanged with row ipiv[i] (1-based).
 /// Returns info as getrf: 0, or i > 0 when U(i, i) is exactly zero (the first such), the
 /// factorization completed all the same. Throws tinybatch::invalid_argument on bad arguments.
+/// rep (optional): the task graph's time, and with options::trace every task's interval.
 template <class T>
-int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}) {
+int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}, report* rep = nullptr) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "calu::getrf: float or double");
   detail::check_getrf("calu::getrf", m, n, a, lda, ipiv, opt);
+  if (rep) rep->seconds = 0, rep->events.clear();
   if (std::min(m, n) == 0) return 0;
   const detail::plan p = detail::make_plan(m, n, opt);
   const int mn = p.mn, b = p.b, threads = p.threads, row_blocks = p.row_blocks, leaf_rows = p.leaf_rows,
@@ -131,26 +147,31 @@ int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}) {
   char* col = deps.data();
   int info = 0;
   detail::blas_single_threaded one_thread_blas;
+  const double start = detail::now();
+  std::optional<detail::tracer> traced;
+  if (opt.trace && rep) traced.emplace(threads);
+  detail::tracer* tr = traced ? &*traced : nullptr;
 
   auto panel = [&](int K) {
-#pragma omp task default(none) shared(info, a, ipiv) firstprivate(K, m, n, lda, mn, b, row_blocks, leaf_rows) depend(inout : col[K])
+#pragma omp task default(none) shared(info, a, ipiv, tr) firstprivate(K, m, n, lda, mn, b, row_blocks, leaf_rows) depend(inout : col[K])
     {
       const int k0 = K * b, jb = std::min(b, mn - k0);
       T* pc = a + std::size_t(k0) * lda;
-      const int pinfo = detail::factor_panel(m, pc, lda, ipiv, k0, jb, row_blocks, leaf_rows);
+      const int pinfo = detail::factor_panel(m, pc, lda, ipiv, k0, jb, row_blocks, leaf_rows, tr, K);
       // A wide matrix's last block column: the columns right of the panel.
       const int rest = std::min(b, n - k0) - jb;
-      if (rest > 0) detail::update_block_column(m, pc, lda, pc + std::size_t(jb) * lda, lda, ipiv, k0, jb, rest, 1);
+      if (rest > 0)
+        detail::update_block_column(m, pc, lda, pc + std::size_t(jb) * lda, lda, ipiv, k0, jb, rest, 1, tr, K, K);
       // Panels run one after the other (panel K + 1 waits on update (K, K + 1)).
       if (pinfo && !info) info = pinfo;
     }
   };
   auto update = [&](int K, int J) {
-#pragma omp task default(none) shared(a, ipiv) firstprivate(K, J, m, n, lda, mn, b, threads) depend(in : col[K]) depend(inout : col[J])
+#pragma omp task default(none) shared(a, ipiv, tr) firstprivate(K, J, m, n, lda, mn, b, threads) depend(in : col[K]) depend(inout : col[J])
     {
       const int k0 = K * b, jb = std::min(b, mn - k0), c0 = J * b;
       detail::update_block_column(m, a + std::size_t(k0) * lda, lda, a + std::size_t(c0) * lda, lda, ipiv, k0,
-                                  jb, std::min(b, n - c0), threads);
+                                  jb, std::min(b, n - c0), threads, tr, K, J);
     }
   };
 
@@ -168,12 +189,26 @@ int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}) {
       for (int J = first; J < nb; ++J) update(K, J);
       if (!opt.lookahead && K + 1 < np) panel(K + 1);
     }
-#pragma omp taskwait
-    // The later panels' interchanges on the columns left of them (L's columns), as getrf.
+    // The later panels' interchanges on the columns left of them (L's columns), as getrf:
+    // after the last panel (which follows every earlier one) and after the updates that
+    // read column J. Ordered by dependences, not by a taskwait: the thread that made the
+    // graph then waits at the region's barrier, where it runs any task. In a taskwait (or at
+    // a taskgroup's end) libgomp's thread runs only its own children and sleeps until one
+    // of them ends, so it could not take the panels' leaves and TRSMs or the GEMM chunks
+    // (a trace on 2 threads: one thread idle for the whole first panel and most of the last
+    // four).
     for (int J = 0; J + 1 < np; ++J) {
-#pragma omp task default(none) shared(a, ipiv) firstprivate(J, lda, mn, b)
-      detail::lapack<T>::laswp(b, a + std::size_t(J) * b * lda, lda, (J + 1) * b + 1, mn, ipiv);
+#pragma omp task default(none) shared(a, ipiv, tr) firstprivate(J, lda, mn, b) depend(in : col[np - 1]) depend(inout : col[J])
+      {
+        const double s = detail::trace_start(tr);
+        detail::lapack<T>::laswp(b, a + std::size_t(J) * b * lda, lda, (J + 1) * b + 1, mn, ipiv);
+        if (tr) tr->add("laswp", J, -1, s);
+      }
     }
+  }
+  if (rep) {
+    rep->seconds = detail::now() - start;
+    if (tr) tr->collect(rep->events);
   }
   return info;
 }

@@ -68,14 +68,8 @@ struct hybrid_options : options {
   /// Flop/s of TSLU on a panel on the CPU threads (0: measured; < 0: not used, the panel
   /// counted at the cores' GEMM rate as in the seed's model).
   double gp = 0;
-  bool trace = false;  ///< record every task's interval in hybrid_report::events
-};
-
-/// One interval of the trace: a CPU task (thread >= 0) or a device update (thread -1).
-struct trace_event {
-  const char* what;  // "panel", "update", "send", "wait" (CPU), "gpu_update"
-  int K, J, thread;
-  double t0, t1;  // seconds from the start of the factorization's task graph
+  // options::trace: every task's interval in hybrid_report::events ("panel", "update",
+  // "send", "wait" on the CPU, "gpu_update" on the device).
 };
 
 /// What the hybrid factorization chose and measured.
@@ -129,10 +123,6 @@ inline int model_d(int m, int n, int b, int P, double g1, double g2, double gp) 
 }
 
 namespace detail {
-
-inline double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 /// GEMM flop/s of one CPU core on a rank-b update of a 2048 x 512 block (the shape of the
 /// CPU's updates), the best of four runs.
@@ -222,13 +212,9 @@ int hybrid_schedule(Dev& dev, int m, int n, T* host_a, int lda, T* dA, long long
   event base = dev.make_event(true);
   dev.record(base, comp);
   dev.synchronize(base);
-  const double t0 = now();
-
-  std::vector<std::vector<trace_event>> trace(threads);
+  tracer trace(threads);  // its clock starts here, with the device's queue idle
   auto record = [&](const char* what, int K, int J, double s) {
-    if (!opt.trace) return;
-    const int t = omp_get_thread_num();
-    if (t < int(trace.size())) trace[t].push_back({what, K, J, t, s - t0, now() - t0});
+    if (opt.trace) trace.add(what, K, J, s);
   };
 
   // Dependence objects: block columns, the device queue, one per send, and a spare.
@@ -376,8 +362,7 @@ int hybrid_schedule(Dev& dev, int m, int n, T* host_a, int lda, T* dA, long long
 
   if (report) {
     report->b = b, report->d = d, report->nb = nb;
-    report->events.clear();
-    for (auto& v : trace) report->events.insert(report->events.end(), v.begin(), v.end());
+    trace.collect(report->events);
     if (opt.trace)
       for (int K = 0; K + d < nb; ++K)
         report->events.push_back({"gpu_update", K, K + d, -1, dev.seconds_between(base, upd0[K]),

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "lapack.hpp"
+#include "trace.hpp"
 
 namespace tinybatch::calu::detail {
 
@@ -134,33 +135,43 @@ candidates leaf_candidates(const T* a, int lda, int jb, int r0, int r1, int chun
 /// ipiv gets jb LAPACK interchanges (1-based, relative to the panel's first row). Returns
 /// the first zero pivot (1-based, relative), 0 if none. row_blocks is P_r: at most that many
 /// leaves, each of at least jb rows; leaf_rows: rows of each LU inside a leaf (0: default_leaf_rows;
-/// mp or more: one LU per leaf).
+/// mp or more: one LU per leaf). tr, K: the trace, if any, and the panel's number in it.
 template <class T>
-int tslu(int mp, int jb, T* a, int lda, int* ipiv, int row_blocks, int leaf_rows = 0) {
+int tslu(int mp, int jb, T* a, int lda, int* ipiv, int row_blocks, int leaf_rows = 0, tracer* tr = nullptr,
+         int K = 0) {
   using L = lapack<T>;
   if (jb <= 0) return 0;
   const int leaves = std::max(1, std::min(row_blocks, mp / jb));
   const int chunk = std::max(2 * jb, leaf_rows > 0 ? leaf_rows : default_leaf_rows<T>(jb));
   // One leaf is partial pivoting itself (row_blocks = 1 asks for exactly that).
-  if (leaves == 1) return L::getrf(mp, jb, a, lda, ipiv);
+  if (leaves == 1) {
+    const double s = trace_start(tr);
+    const int info = L::getrf(mp, jb, a, lda, ipiv);
+    if (tr) tr->add("panel_getrf", K, -1, s);
+    return info;
+  }
 
   std::vector<candidates> node(leaves);
   for (int i = 0; i < leaves; ++i) {
-#pragma omp task default(none) shared(node, a, lda, jb, mp, leaves, chunk) firstprivate(i)
+#pragma omp task default(none) shared(node, a, lda, jb, mp, leaves, chunk, tr) firstprivate(i, K)
     {
+      const double s = trace_start(tr);
       const int r0 = int((long long)mp * i / leaves), r1 = int((long long)mp * (i + 1) / leaves);
       node[i] = leaf_candidates(a, lda, jb, r0, r1, chunk);
+      if (tr) tr->add("leaf", K, i, s);
     }
   }
 #pragma omp taskwait
   // The binary reduction tree, one level at a time: node i meets node i + step.
   for (int step = 1; step < leaves; step *= 2) {
     for (int i = 0; i + step < leaves; i += 2 * step) {
-#pragma omp task default(none) shared(node, a, lda, jb) firstprivate(i, step)
+#pragma omp task default(none) shared(node, a, lda, jb, tr) firstprivate(i, step, K)
       {
+        const double s = trace_start(tr);
         std::vector<int> rows = std::move(node[i].rows);
         rows.insert(rows.end(), node[i + step].rows.begin(), node[i + step].rows.end());
         node[i] = tournament_node(a, lda, jb, std::move(rows), false);
+        if (tr) tr->add("tree", K, i, s);
       }
     }
 #pragma omp taskwait
@@ -168,7 +179,13 @@ int tslu(int mp, int jb, T* a, int lda, int* ipiv, int row_blocks, int leaf_rows
   // A zero pivot at the root: the panel is rank deficient within the candidates, and the
   // unpivoted LU would divide by zero below them. Partial pivoting there instead, which
   // leaves the multipliers finite and gives getrf's info.
-  if (node[0].info) return L::getrf(mp, jb, a, lda, ipiv);
+  if (node[0].info) {
+    const double s = trace_start(tr);
+    const int info = L::getrf(mp, jb, a, lda, ipiv);
+    if (tr) tr->add("panel_getrf", K, -1, s);
+    return info;
+  }
+  const double s = trace_start(tr);
 
   // The chosen rows as interchanges: row i swaps with wherever chosen row i is by then.
   const std::vector<int>& sel = node[0].rows;
@@ -187,16 +204,19 @@ int tslu(int mp, int jb, T* a, int lda, int* ipiv, int row_blocks, int leaf_rows
   }
   L::laswp(jb, a, lda, 1, jb, ipiv);
   const int info = getrf_nopiv(jb, a, lda);
+  if (tr) tr->add("panel_lu", K, -1, s);
   // L21 = A21 U11^-1, one task per row block.
   const int below = mp - jb;
   const int chunks = std::max(1, std::min(leaves, below / std::max(jb, 64)));
   for (int c = 0; c < chunks; ++c) {
-#pragma omp task default(none) shared(a, lda, jb, below, chunks) firstprivate(c)
+#pragma omp task default(none) shared(a, lda, jb, below, chunks, tr) firstprivate(c, K)
     {
+      const double s = trace_start(tr);
       const int r0 = int((long long)below * c / chunks), r1 = int((long long)below * (c + 1) / chunks);
       if (r1 > r0)
         L::trsm(CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, r1 - r0, jb, T(1), a, lda,
                 a + jb + r0, lda);
+      if (tr) tr->add("panel_trsm", K, c, s);
     }
   }
 #pragma omp taskwait
