@@ -335,21 +335,31 @@ TEMPLATE_TEST_CASE("cuda potrf on variable-size batches, the GEMM-updated path",
                    double) {
   // The update by potrf_vgemm_kernel (sizes read on the device): orders within one panel and
   // across many, tiles of S cut at every row count; through the front door's option (the
-  // tuning table's panel step) and with the panel step as one kernel and as two launches.
+  // tuning table's panel step) and with the panel step as one kernel and as two launches;
+  // double also with the update on the tensor cores (split -2: the front door's vgemm_mma,
+  // -3: potrf_gemm_vbatch<..., MMA> with the panel step as one kernel).
   using T = TestType;
+  const bool dbl = std::is_same_v<T, double>;
   for (tb::uplo ul : both_uplos)
     for (int max : small_grid() ? std::vector<int>{40, 150} : std::vector<int>{33, 64, 200, 512})
       for (bool gaussian : {false, true})
-        for (int split : max >= 500 ? std::vector<int>{-1} : std::vector<int>{-1, 0, 1}) {
+        for (int split : max >= 500 ? std::vector<int>{-1, -2} : std::vector<int>{-1, 0, 1, -2, -3}) {
+          if (split < -1 && !dbl) continue;
           // (The host oracle takes about 0.3 s per matrix of order 512.)
           const index_t count = small_grid() ? 30 : max >= 500 ? 10 : max >= 200 ? 40 : 200;
           INFO("vbatch GEMM-updated " << name(ul) << " max=" << max << (gaussian ? " gaussian" : " uniform")
                                       << " split " << split);
           vpotrf_case<T>(ul, count, max, gaussian, [&](auto view, tints& info) {
-            if (split < 0) {
+            if (split == -1 || split == -2) {
               tb::cuda::blocked::cholesky_options o;
               o.gemm_nb = 32;
+              o.vgemm_mma = split == -2;
               tb::cuda::blocked::potrf(nullptr, ul, view, info.d.data(), max, o);
+            } else if (split == -3) {
+              TINYBATCH_CUDA_CHECK(cudaMemset(info.d.data(), 0, sizeof(int) * std::size_t(count)));
+              ul == tb::uplo::upper
+                  ? tb::cuda::blocked::potrf_gemm_vbatch<T, 32, true, true>(nullptr, view, info.d.data(), max, 0)
+                  : tb::cuda::blocked::potrf_gemm_vbatch<T, 32, false, true>(nullptr, view, info.d.data(), max, 0);
             } else {  // info is zeroed by the caller of potrf_gemm_vbatch
               TINYBATCH_CUDA_CHECK(cudaMemset(info.d.data(), 0, sizeof(int) * std::size_t(count)));
               ul == tb::uplo::upper

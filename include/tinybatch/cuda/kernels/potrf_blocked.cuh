@@ -282,6 +282,9 @@ struct cholesky_options {
   /// matrix in one block's registers), 0 does not, -1: the tuning table's choice unless
   /// another field above asks for a kernel.
   int onchip = -1;
+  /// Variable-size batches on the GEMM-updated path, double: 1 runs the update on the FP64
+  /// tensor cores (DMMA), 0 with FMA, -1: the tuning table's choice (cholesky_vbatch_mma).
+  int vgemm_mma = -1;
 };
 
 template <class K>
@@ -369,6 +372,12 @@ void potrf(CUstream_st* stream, uplo u, const V& A, int* info, int nmax, cholesk
     // The GEMM-updated path with the update by potrf_vgemm_kernel (sizes on the device).
     if (o.gemm_nb > 0 || (o.gemm_nb < 0 && o.shape < 0 && !o.inclusive && !o.named &&
                           bk::cholesky_vbatch_gemm(int(sizeof(T)), nmax))) {
+      if constexpr (std::is_same_v<T, double>)  // DMMA: double only
+        if (o.vgemm_mma > 0 || (o.vgemm_mma < 0 && bk::cholesky_vbatch_mma(int(sizeof(T)), nmax))) {
+          u == uplo::upper ? potrf_gemm_vbatch<T, 32, true, true>(stream, A, info, nmax)
+                           : potrf_gemm_vbatch<T, 32, false, true>(stream, A, info, nmax);
+          return;
+        }
       u == uplo::upper ? potrf_gemm_vbatch<T, 32, true>(stream, A, info, nmax)
                        : potrf_gemm_vbatch<T, 32, false>(stream, A, info, nmax);
       return;

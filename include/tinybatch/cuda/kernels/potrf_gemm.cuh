@@ -18,6 +18,7 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
+#include <mma.h>
 
 #include <algorithm>
 #include <string>
@@ -279,20 +280,130 @@ __device__ __forceinline__ vgemm_at vgemm_element(int e) {
   return UPPER ? vgemm_at{e / KC, e % KC} : vgemm_at{e % ROWS, e / ROWS};
 }
 
+/// The update's arithmetic on one vgemm_rows x NB tile of S, from the chunks of KC columns
+/// of L in shared memory (sa[p][r] = L(r0 + r, p0 + p), sb[p][c] = L(c, p0 + p), rows of
+/// LDA and LDB elements): plain FMA, each thread 4 x NB / 8 outputs (a 16 x 8 thread grid).
+template <class T, int NB>
+struct vgemm_fma {
+  static constexpr int pad = 1;  // shared rows of vgemm_rows + 1 and NB + 1 elements
+  static constexpr int RM = vgemm_rows / 16, RN = NB / 8;
+  T acc[RM][RN] = {};
+  template <int LDA, int LDB>
+  __device__ __forceinline__ void chunk(const T* sa, const T* sb, int t) {
+    const int tr = t % 16, tc = t / 16;
+#pragma unroll
+    for (int kk = 0; kk < vgemm_kc; ++kk) {
+      T av[RM], bv[RN];
+#pragma unroll
+      for (int x = 0; x < RM; ++x) av[x] = sa[kk * LDA + tr + 16 * x];
+#pragma unroll
+      for (int y = 0; y < RN; ++y) bv[y] = sb[kk * LDB + tc + 8 * y];
+#pragma unroll
+      for (int x = 0; x < RM; ++x)
+#pragma unroll
+        for (int y = 0; y < RN; ++y) acc[x][y] += av[x] * bv[y];
+    }
+  }
+  /// Rows r0.. of S (m rows, w columns in all) into s.
+  __device__ __forceinline__ void store(T* s, int lds, int r0, int m, int w, int t) const {
+    const int tr = t % 16, tc = t / 16;
+#pragma unroll
+    for (int x = 0; x < RM; ++x)
+#pragma unroll
+      for (int y = 0; y < RN; ++y) {
+        const int r = r0 + tr + 16 * x, c = tc + 8 * y;
+        if (r < m && c < w) s[r + index_t(c) * lds] = acc[x][y];
+      }
+  }
+};
+
+/// The same on the FP64 tensor cores (DMMA, 8 x 8 x 4, through WMMA; double, sm_80 and
+/// later): warp v holds rows 16 v .. 16 v + 15 of the tile as 2 x NB / 8 accumulator
+/// fragments; A's fragments are column-major and B's row-major views of the same shared
+/// chunks (rows padded to multiples of 4 elements: WMMA wants 32-byte aligned fragments);
+/// the tile leaves through shared memory, because a fragment's element-to-thread map is
+/// unspecified. Why: the FMA tile issues 8 shared loads per 16 FMAs per thread and the FP64
+/// FMA pipe has half the tensor cores' rate.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+template <int NB>
+struct vgemm_mma {
+  static constexpr int pad = 4;
+  static constexpr int FN = NB / 8, LDST = vgemm_rows + 4;
+  static_assert(vgemm_rows == 16 * (vgemm_threads / 32) && NB % 8 == 0 && vgemm_kc % 4 == 0, "vgemm_mma: tile");
+  nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 8, 8, 4, double> c[2][FN];
+  __device__ __forceinline__ vgemm_mma() {
+#pragma unroll
+    for (int x = 0; x < 2; ++x)
+#pragma unroll
+      for (int y = 0; y < FN; ++y) nvcuda::wmma::fill_fragment(c[x][y], 0.0);
+  }
+  template <int LDA, int LDB>
+  __device__ __forceinline__ void chunk(const double* sa, const double* sb, int t) {
+    using namespace nvcuda;
+    static_assert(LDA % 4 == 0 && LDB % 4 == 0, "vgemm_mma: 32-byte aligned fragments");
+    const int v = t / 32;
+#pragma unroll
+    for (int k0 = 0; k0 < vgemm_kc; k0 += 4) {
+      wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::col_major> a[2];
+#pragma unroll
+      for (int x = 0; x < 2; ++x) wmma::load_matrix_sync(a[x], sa + k0 * LDA + 16 * v + 8 * x, LDA);
+#pragma unroll
+      for (int y = 0; y < FN; ++y) {
+        wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::row_major> b;
+        wmma::load_matrix_sync(b, sb + k0 * LDB + 8 * y, LDB);
+#pragma unroll
+        for (int x = 0; x < 2; ++x) wmma::mma_sync(c[x][y], a[x], b, c[x][y]);
+      }
+    }
+  }
+  __device__ __forceinline__ void store(double* s, int lds, int r0, int m, int w, int t) const {
+    using namespace nvcuda;
+    __shared__ __align__(32) double stage[NB * LDST];  // the tile, column-major
+    const int v = t / 32;
+#pragma unroll
+    for (int x = 0; x < 2; ++x)
+#pragma unroll
+      for (int y = 0; y < FN; ++y)
+        wmma::store_matrix_sync(stage + 8 * y * LDST + 16 * v + 8 * x, c[x][y], LDST, wmma::mem_col_major);
+    __syncthreads();
+    for (int e = t; e < vgemm_rows * NB; e += vgemm_threads) {
+      const int r = e % vgemm_rows, col = e / vgemm_rows;
+      if (r0 + r < m && col < w) s[r0 + r + index_t(col) * lds] = stage[col * LDST + r];
+    }
+  }
+};
+#else
+// No DMMA before sm_80: a build for an older GPU runs the FMA tile where DMMA was asked for.
+template <int NB>
+struct vgemm_mma : vgemm_fma<double, NB> {};
+#endif
+
+template <class T, int NB, bool MMA>
+struct vgemm_tile_of {
+  using type = vgemm_fma<T, NB>;
+};
+template <int NB>
+struct vgemm_tile_of<double, NB, true> {
+  using type = vgemm_mma<NB>;
+};
+
 /// Variable-size batches: panel j's update S = L(j:n, 0:j) L(j:j+w, 0:j)^T of each matrix by
 /// its own order, read on the device (cuBLAS's batched GEMMs take their sizes from the host).
 /// Block (x, y): matrix base + x, rows vgemm_rows * y .. of S. Matrices that ended (order <= j,
 /// or failed at an earlier panel) leave at once. L's chunks go through shared memory, the
-/// next chunk's loads issued before the current one's FMAs.
-template <class T, int NB, bool UPPER, class V>
+/// next chunk's loads issued before the current one's arithmetic (MMA: on the tensor cores,
+/// double only; float takes the FMA tile either way).
+template <class T, int NB, bool UPPER, bool MMA, class V>
 __global__ void __launch_bounds__(vgemm_threads)
     potrf_vgemm_kernel(V A, index_t base, index_t count, const int* info, T* S, int lds, index_t s_stride, int j) {
+  using tile = typename vgemm_tile_of<T, NB, MMA>::type;
   constexpr int MT = vgemm_rows, KC = vgemm_kc, TPB = vgemm_threads;
-  constexpr int RM = MT / 16, RN = NB / 8;  // this thread: rows tr + 16 a, columns tc + 8 b
   constexpr int LA = MT * KC / TPB, LB = NB * KC / TPB;  // elements each thread loads
+  constexpr int LDA = MT + tile::pad, LDB = NB + tile::pad;
   static_assert(NB % 8 == 0 && NB % KC == 0 && MT % 16 == 0 && LA * TPB == MT * KC && LB * TPB == NB * KC,
                 "potrf_vgemm_kernel: tile");
-  __shared__ T sa[KC][MT + 1], sb[KC][NB + 1];
+  __shared__ __align__(32) T sa[KC * LDA];
+  __shared__ __align__(32) T sb[KC * LDB];
   const index_t k = base + blockIdx.x;
   if (k >= count) return;
   const int prev = info[k];
@@ -303,7 +414,7 @@ __global__ void __launch_bounds__(vgemm_threads)
   if (j + r0 >= n) return;
   const int m = n - j, w = m < NB ? m : NB;
   const T* const L = a.data + (UPPER ? index_t(j) * a.ld : index_t(j));  // L(j, 0)
-  const int t = threadIdx.x, tr = t % 16, tc = t / 16;
+  const int t = threadIdx.x;
   T ra[LA], rb[LB];
   const auto load = [&](int p0) {
 #pragma unroll
@@ -317,43 +428,25 @@ __global__ void __launch_bounds__(vgemm_threads)
       rb[q] = r < w ? *factor_at<UPPER>(L, a.ld, r, p0 + p) : T(0);
     }
   };
-  T acc[RM][RN] = {};
+  tile acc;
   load(0);
   for (int p0 = 0; p0 < j; p0 += KC) {  // j is a multiple of NB, hence of KC
 #pragma unroll
     for (int q = 0; q < LA; ++q) {
       const auto [r, p] = vgemm_element<UPPER, KC, MT>(t + q * TPB);
-      sa[p][r] = ra[q];
+      sa[p * LDA + r] = ra[q];
     }
 #pragma unroll
     for (int q = 0; q < LB; ++q) {
       const auto [r, p] = vgemm_element<UPPER, KC, NB>(t + q * TPB);
-      sb[p][r] = rb[q];
+      sb[p * LDB + r] = rb[q];
     }
     __syncthreads();
     if (p0 + KC < j) load(p0 + KC);
-#pragma unroll
-    for (int kk = 0; kk < KC; ++kk) {
-      T av[RM], bv[RN];
-#pragma unroll
-      for (int x = 0; x < RM; ++x) av[x] = sa[kk][tr + 16 * x];
-#pragma unroll
-      for (int y = 0; y < RN; ++y) bv[y] = sb[kk][tc + 8 * y];
-#pragma unroll
-      for (int x = 0; x < RM; ++x)
-#pragma unroll
-        for (int y = 0; y < RN; ++y) acc[x][y] += av[x] * bv[y];
-    }
+    acc.template chunk<LDA, LDB>(sa, sb, t);
     __syncthreads();
   }
-  T* const s = S + index_t(blockIdx.x) * s_stride;
-#pragma unroll
-  for (int x = 0; x < RM; ++x)
-#pragma unroll
-    for (int y = 0; y < RN; ++y) {
-      const int r = r0 + tr + 16 * x, c = tc + 8 * y;
-      if (r < m && c < w) s[r + index_t(c) * lds] = acc[x][y];
-    }
+  acc.store(S + index_t(blockIdx.x) * s_stride, lds, r0, m, w, t);
 }
 
 /// Variable-size batches: a matrix of order above the launch's nmax (a max_n that was too
@@ -501,8 +594,9 @@ void potrf_gemm(CUstream_st* stream, const V& A, int* info, int n, int split_pan
 /// each panel's update by potrf_vgemm_kernel (sizes read on the device); nmax bounds every
 /// order. Launches are sized for nmax: a matrix whose order is past this panel, or that
 /// failed, leaves its blocks at once (classic early exit, all matrices from panel 0). info
-/// is already zeroed. Nothing waits for the host.
-template <class T, int NB, bool UPPER, class V>
+/// is already zeroed. Nothing waits for the host. MMA: the update on the FP64 tensor cores
+/// (double; float runs the FMA tile).
+template <class T, int NB, bool UPPER, bool MMA = false, class V>
 void potrf_gemm_vbatch(CUstream_st* stream, const V& A, int* info, int nmax, int split_panel = -1) {
   namespace bk = blocked_kernels;
   const bool split = split_panel >= 0 ? split_panel > 0 : bk::cholesky_gemm_split(int(sizeof(T)), nmax);
@@ -520,8 +614,8 @@ void potrf_gemm_vbatch(CUstream_st* stream, const V& A, int* info, int nmax, int
       const int w = std::min(NB, nmax - j);
       if (j > 0) {
         const dim3 grid(unsigned(cnt), unsigned((nmax - j + bk::vgemm_rows - 1) / bk::vgemm_rows));
-        bk::potrf_vgemm_kernel<T, NB, UPPER><<<grid, bk::vgemm_threads, 0, stream>>>(A, base, base + cnt, info, S, nmax,
-                                                                                      per, j);
+        bk::potrf_vgemm_kernel<T, NB, UPPER, MMA>
+            <<<grid, bk::vgemm_threads, 0, stream>>>(A, base, base + cnt, info, S, nmax, per, j);
         check_launch("tinybatch::cuda potrf (GEMM-updated, variable-size update)");
       }
       panel_step<T, NB, UPPER>(stream, A, base, cnt, info, j > 0 ? S : nullptr, nmax, per, j, nmax - j - w, split);

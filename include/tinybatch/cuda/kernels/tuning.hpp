@@ -471,6 +471,13 @@ constexpr bool cholesky_vbatch_gemm(int elem_bytes, int nmax) {
   return false;
 }
 
+/// Variable-size batches on the GEMM-updated path, double: the update on the FP64 tensor cores
+/// (DMMA through WMMA) rather than FMA for this largest order. Not yet measured on a GPU: off.
+constexpr bool cholesky_vbatch_mma(int elem_bytes, int nmax) {
+  (void)elem_bytes, (void)nmax;
+  return false;
+}
+
 /// Variable-size batches under the default policy: one loop-inclusive launch (aggressive
 /// early exit, greedy) up to a largest order of 128 in double and 256 in float, per-panel
 /// launches (aggressive, lazy) beyond. H100, bench_potrf_large, ms, per-panel | inclusive,
