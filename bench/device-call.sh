@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# One device call with binaries built on this machine (no build on the GPU machine, whose
+# minutes are scarce): the GPU tests and benchmarks of what is not yet measured, in priority
+# order, each step bounded by what is left of a deadline, every log and CSV under $OUT.
+#
+# Here (about 3 minutes on 2 cores):   bench/device-call.sh --stage
+#   configures build-dev for sm_90, builds test_cuda_cholesky_large, bench_potrf_large and
+#   bench_calu_gpu, and copies them and this script into build-bin/ (git-ignored, ~13 MiB).
+# There, through the device tool, with carry [".device-deps", "build-bin"]:
+#   source .device-deps/env.sh; TB_COMMIT=$(git rev-parse --short HEAD) bash build-bin/device-call.sh
+# TB_DEADLINE (seconds, default 570) keeps the call inside the tool's 600-second limit.
+set -u
+if [ "${1:-}" = --stage ]; then
+  set -e
+  cd "$(dirname "$0")/.."
+  export PATH=/usr/local/cuda/bin:$PATH
+  [ -f build-dev/build.ninja ] ||
+    meson setup build-dev --buildtype=release -Dcuda=enabled -Dtests=true -Dbenchmarks=true -Dexamples=false -Dgpu_arch=sm_90
+  # nvcc's objects do not track the headers: rebuild them.
+  rm -f build-dev/tests/cuda/test_cuda_cholesky_large.p/*.o build-dev/bench/gpu/bench_potrf_large.p/*.cu.o \
+    build-dev/bench/bench_calu_gpu.p/*.cu.o
+  ninja -C build-dev tests/cuda/test_cuda_cholesky_large bench/gpu/bench_potrf_large bench/bench_calu_gpu
+  mkdir -p build-bin
+  cp build-dev/tests/cuda/test_cuda_cholesky_large build-dev/bench/gpu/bench_potrf_large build-dev/bench/bench_calu_gpu \
+    bench/device-call.sh build-bin/
+  exit 0
+fi
+B=$(dirname "$0")
+OUT=${OUT:-$(pwd)/device-logs}
+mkdir -p "$OUT"
+dl=$(($(date +%s) + ${TB_DEADLINE:-570}))
+step() {  # name seconds command...: runs it with the smaller of its limit and what is left
+  local n=$1 t=$2
+  shift 2
+  local l=$((dl - $(date +%s)))
+  if [ $l -lt 25 ]; then echo "== $n skipped ($l s left)"; return; fi
+  [ $t -gt $l ] && t=$l
+  echo "== $n $(date +%T) limit $t"
+  timeout $t "$@" >"$OUT/$n.log" 2>&1
+  echo "rc $?" >>"$OUT/$n.log"
+  grep -E "All tests passed|test cases|assertions|FAILED|ERROR SUMMARY|rc " "$OUT/$n.log" | tail -6
+}
+nvidia-smi -L
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
+# 1. The variable-size GEMM path (FMA and DMMA tiles): its test case, then the benchmark.
+step t_vgemm 150 $B/test_cuda_cholesky_large "*GEMM-updated path"
+step b_var_d 200 $B/bench_potrf_large --no-fixed --maxes 256,512 --types d --csv $OUT/var_d.csv
+grep -E "var " $OUT/b_var_d.log | head -80
+# 2. CPU CALU on the 16 Xeon cores: TSLU's leaf runs on and off, traces, OpenBLAS and MKL.
+for lr in 0 100000000; do
+  step calu_panel_$lr 40 env OMP_NUM_THREADS=16 $B/bench_calu_gpu --tall=400000x128,200000x128,100000x64 --methods=panel \
+    --b=128,64 --reps=3 --leaf-rows=$lr --csv=$OUT/calu_panel_$lr.csv
+  grep panel_ $OUT/calu_panel_$lr.log
+done
+step calu_cpu 100 env OMP_NUM_THREADS=16 $B/bench_calu_gpu --tall=400000x512,100000x1024,200000x1024,100000x2048 \
+  --methods=calu,lapacke --b=128 --reps=2 --trace=$OUT/calu_cpu_trace.csv --csv=$OUT/calu_cpu.csv
+grep -E "^calu|^lapacke" $OUT/calu_cpu.log
+step calu_cpu_sq 60 env OMP_NUM_THREADS=16 $B/bench_calu_gpu --square=8192,4096 --methods=calu,lapacke --b=128 --reps=2 \
+  --trace=$OUT/calu_cpu_trace_sq.csv --csv=$OUT/calu_cpu_sq.csv
+grep -E "^calu|^lapacke" $OUT/calu_cpu_sq.log
+step calu_cpu_noleaf 50 env OMP_NUM_THREADS=16 $B/bench_calu_gpu --tall=400000x512,100000x1024 --methods=calu --b=128 \
+  --reps=2 --leaf-rows=100000000 --csv=$OUT/calu_cpu_noleaf.csv
+grep -E "^calu" $OUT/calu_cpu_noleaf.log
+step mkl 60 python3 bench/calu/mkl_getrf.py --square=8192 --tall=400000x512,100000x1024,200000x1024,100000x2048 --reps=2 \
+  --csv=$OUT/mkl.csv
+tail -6 $OUT/mkl.log
+# 3. memcheck of the GEMM path's test case; the hybrid's GPU-panel width; the split crossover.
+step mc_vgemm 100 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool memcheck --error-exitcode 9 \
+  $B/test_cuda_cholesky_large "*GEMM-updated path"
+step calu 150 env OMP_NUM_THREADS=16 $B/bench_calu_gpu --square=16384 --tall=100000x1024 --methods=hybrid_gpu,cusolver \
+  --row-blocks=1 --b=128,256,512 --reps=2 --csv=$OUT/calu_b.csv
+tail -30 $OUT/calu.log
+step b_fixed 120 $B/bench_potrf_large --no-var --sizes 160,256,384,512,768 --types d --csv $OUT/fixed_d.csv
+grep -E "fixed " $OUT/b_fixed.log | head -40
+step b_var_128 100 $B/bench_potrf_large --no-fixed --maxes 128 --types d --csv $OUT/var128_d.csv
