@@ -435,10 +435,14 @@ constexpr int cholesky_gemm_nb(int elem_bytes, int n) {
 /// matrix, then the TRSM of the rows below; potrf_gemm.cuh) instead of one kernel whose warp 0
 /// factors the diagonal block while the other warps wait. H100, 0.5 GiB, ms, one kernel | two
 /// launches, two alternating runs (bench/results/h100/potrf-gemm-split-ab.log): double n = 128
-/// 0.93 | 0.72, 1024 2.38 | 2.52; float 128 1.10 | 0.99, 1024 2.72 | 3.09.
+/// 0.93 | 0.72, 1024 2.38 | 2.52; float 128 1.10 | 0.99, 1024 2.72 | 3.09. The orders between,
+/// H100, 1 GiB (bench/results/h100/potrf-fixed-split-51a7978.csv), one kernel | two launches:
+/// double 160 1.67 | 1.34, 256 1.94 | 1.55, 384 2.29 | 1.98, 512 2.57 | 2.38, 768 3.30 | 3.22,
+/// 1024 3.93 | 3.98; float 160 2.00 | 1.86, 256 2.28 | 2.06, 512 3.00 | 2.89, 768 3.80 | 3.94,
+/// 1024 4.53 | 4.86. The variable-size GEMM path (largest order nmax) gained the same way at
+/// 256 and 512 (potrf-var-51a7978.csv: 15 - 20%).
 constexpr bool cholesky_gemm_split(int elem_bytes, int n) {
-  (void)elem_bytes;
-  return n <= 128;
+  return elem_bytes == 8 ? n <= 768 : n <= 512;
 }
 
 /// Uniform batches: the on-chip kernel (potrf_onchip.cuh: the whole matrix in one block's
@@ -465,17 +469,25 @@ constexpr bool cholesky_inclusive(int elem_bytes, int n) {
 
 /// Variable-size batches: the GEMM-updated path (potrf_gemm_vbatch: the panel kernels of the
 /// uniform path, each update by potrf_vgemm_kernel with the sizes read on the device) for
-/// this largest order; otherwise the fused kernel (below). Not yet measured on a GPU: off.
+/// this largest order; otherwise the fused kernel (below). H100, 3000 matrices, ms, uniform /
+/// Gaussian sizes, the default then (fused) | the GEMM path with the panel step in two
+/// launches (FMA update; DMMA below) (bench/results/h100/potrf-var-51a7978.csv): double max
+/// 128 0.427 / 0.346 | 0.425 / 0.415, 256 2.38 / 1.97 | 1.41 / 1.25, 512 11.5 / 9.19 | 6.60 /
+/// 5.61; float 128 0.298 / 0.253 | 0.354 / 0.337, 256 1.33 / 1.05 | 1.09 / 0.96, 512 7.43 /
+/// 6.09 | 4.33 / 3.65; at 100000 matrices of max 128 the fused kernel is 1.5 - 2x faster.
 constexpr bool cholesky_vbatch_gemm(int elem_bytes, int nmax) {
-  (void)elem_bytes, (void)nmax;
-  return false;
+  (void)elem_bytes;
+  return nmax > 128;
 }
 
 /// Variable-size batches on the GEMM-updated path, double: the update on the FP64 tensor cores
-/// (DMMA through WMMA) rather than FMA for this largest order. Not yet measured on a GPU: off.
+/// (DMMA through WMMA) rather than FMA for this largest order. H100, 3000 matrices, ms, panel
+/// step in two launches, FMA | DMMA, uniform / Gaussian (bench/results/h100/potrf-var-51a7978.csv):
+/// max 128 0.425 | 0.415, 0.415 | 0.398; 256 1.41 | 1.37, 1.25 | 1.20; 512 6.60 | 6.31, 5.61 |
+/// 5.34: 3 - 5% everywhere.
 constexpr bool cholesky_vbatch_mma(int elem_bytes, int nmax) {
-  (void)elem_bytes, (void)nmax;
-  return false;
+  (void)nmax;
+  return elem_bytes == 8;
 }
 
 /// Variable-size batches under the default policy: one loop-inclusive launch (aggressive
