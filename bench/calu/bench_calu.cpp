@@ -367,11 +367,11 @@ int run(int argc, char** argv) {
           calu::cuda_device<double> ws;
           for (int b : c.bs) {
             calu::hybrid_options o;
-            o.b = b ? b : calu::default_block(int(m), int(n));
             o.panel = calu::panel_location::gpu;
             // 0, 1: cuSOLVER's partial pivoting per panel; >= 2: the tournament (always for _cublas)
             const int rb = method == "hybrid_gpu_cublas" ? std::max(2, c.row_blocks) : c.row_blocks < 2 ? 1 : c.row_blocks;
             o.row_blocks = rb;
+            o.b = b ? b : calu::gpu_panel_block(int(m), int(n), rb);
             o.tournament_cublas = method == "hybrid_gpu_cublas";
             o.trace = true;  // only the host's waits for the tournaments' rows
             row r{method, m, n, o.b, 0, 0, rb, 1e30, 0, 0, 0, ""};

@@ -57,6 +57,18 @@ inline int default_block(int m, int n) {
   return 128;
 }
 
+/// The panel width of the hybrid's GPU-panel schedule (calu_cuda.cuh). With cuSOLVER's
+/// partial pivoting per panel (row_blocks < 2) large square matrices take wider panels: the
+/// panel chain is the critical path and a wider panel halves its length while cuBLAS's GEMMs
+/// of rank 512 run at least as fast. H100 machine, best of 2 (bench/results/h100/
+/// calu-51a7978-gpu-panel-b.csv), seconds at b = 128 | 256 | 512: 16384^2 0.196 | 0.168 |
+/// 0.160 (cuSOLVER dgetrf 0.142); 100000 x 1024 0.0158 | 0.0159 | 0.0177 (cuSOLVER 0.0170).
+/// The tournament's node kernel holds 2b x b in shared memory and keeps default_block.
+inline int gpu_panel_block(int m, int n, int row_blocks) {
+  if (row_blocks < 2 && std::min(m, n) >= 16384) return 512;
+  return default_block(m, n);
+}
+
 namespace detail {
 
 inline void check_getrf(const char* routine, int m, int n, const void* a, int lda, const int* ipiv,

@@ -265,7 +265,7 @@ template <class T>
 int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T* dA, long long ldda, int* ipiv,
                        const hybrid_options& opt, hybrid_report* report) {
   enum { pq = 0, uq = 1 };
-  const int b = opt.b ? std::min(opt.b, n) : default_block(m, n);
+  const int b = opt.b ? std::min(opt.b, n) : gpu_panel_block(m, n, opt.row_blocks);
   const int nb = (n + b - 1) / b, mn = std::min(m, n);
   const int jb_last = mn - (nb - 1) * b;
   const cudaStream_t ps = dev.stream(pq);
