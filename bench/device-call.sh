@@ -46,7 +46,8 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
 step t_vgemm 150 $B/test_cuda_cholesky_large "*GEMM-updated path"
 step b_var_d 200 $B/bench_potrf_large --no-fixed --maxes 256,512 --types d --csv $OUT/var_d.csv
 grep -E "var " $OUT/b_var_d.log | head -80
-# 2. CPU CALU on the 16 Xeon cores: TSLU's leaf runs on and off, traces, OpenBLAS and MKL.
+# 2. CPU CALU on the 16 Xeon cores: TSLU's leaf runs on and off, task priorities on (the
+#    panels' look-ahead) and off, traces, OpenBLAS and MKL.
 for lr in 0 100000000; do
   step calu_panel_$lr 40 env OMP_NUM_THREADS=16 $B/bench_calu_gpu --tall=400000x128,200000x128,100000x64 --methods=panel \
     --b=128,64 --reps=3 --leaf-rows=$lr --csv=$OUT/calu_panel_$lr.csv
@@ -58,6 +59,9 @@ grep -E "^calu|^lapacke" $OUT/calu_cpu.log
 step calu_cpu_sq 60 env OMP_NUM_THREADS=16 $B/bench_calu_gpu --square=8192,4096 --methods=calu,lapacke --b=128 --reps=2 \
   --trace=$OUT/calu_cpu_trace_sq.csv --csv=$OUT/calu_cpu_sq.csv
 grep -E "^calu|^lapacke" $OUT/calu_cpu_sq.log
+step calu_cpu_prio 100 env OMP_NUM_THREADS=16 OMP_MAX_TASK_PRIORITY=2 $B/bench_calu_gpu --tall=400000x512,100000x1024,200000x1024,100000x2048 \
+  --square=8192 --methods=calu --b=128 --reps=2 --trace=$OUT/calu_cpu_trace_prio.csv --csv=$OUT/calu_cpu_prio.csv
+grep -E "^calu" $OUT/calu_cpu_prio.log
 step calu_cpu_noleaf 50 env OMP_NUM_THREADS=16 $B/bench_calu_gpu --tall=400000x512,100000x1024 --methods=calu --b=128 \
   --reps=2 --leaf-rows=100000000 --csv=$OUT/calu_cpu_noleaf.csv
 grep -E "^calu" $OUT/calu_cpu_noleaf.log

@@ -90,7 +90,7 @@ inline void check_getrf(const char* routine, int m, int n, const void* a, int ld
 /// K from row 0; both columns hold the matrix's global rows (so do the hybrid's buffers).
 template <class T>
 void update_block_column(int m, const T* panel, int ldp, T* col, int ldc, const int* ipiv, int k0, int jb,
-                         int w, int threads, tracer* tr = nullptr, int K = 0, int J = 0) {
+                         int w, int threads, tracer* tr = nullptr, int K = 0, int J = 0, int prio = 0) {
   using L = lapack<T>;
   const double s = trace_start(tr);
   L::laswp(w, col, ldc, k0 + 1, k0 + jb, ipiv);
@@ -101,7 +101,7 @@ void update_block_column(int m, const T* panel, int ldp, T* col, int ldc, const 
   if (rows <= 0) return;
   const int chunks = std::max(1, std::min(threads, rows / 1024));
   for (int c = 0; c < chunks; ++c) {
-#pragma omp task default(none) shared(ldp, ldc, col, l11, tr) firstprivate(c, chunks, rows, k0, jb, w, K, J) if (chunks > 1)
+#pragma omp task default(none) shared(ldp, ldc, col, l11, tr) firstprivate(c, chunks, rows, k0, jb, w, K, J) if (chunks > 1) priority(prio)
     {
       const double s = trace_start(tr);
       const int r0 = int((long long)rows * c / chunks), r1 = int((long long)rows * (c + 1) / chunks);
@@ -165,7 +165,7 @@ int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}, repor
   detail::tracer* tr = traced ? &*traced : nullptr;
 
   auto panel = [&](int K) {
-#pragma omp task default(none) shared(info, a, ipiv, tr) firstprivate(K, m, n, lda, mn, b, row_blocks, leaf_rows) depend(inout : col[K])
+#pragma omp task default(none) shared(info, a, ipiv, tr) firstprivate(K, m, n, lda, mn, b, row_blocks, leaf_rows) depend(inout : col[K]) priority(detail::panel_priority)
     {
       const int k0 = K * b, jb = std::min(b, mn - k0);
       T* pc = a + std::size_t(k0) * lda;
@@ -173,17 +173,19 @@ int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}, repor
       // A wide matrix's last block column: the columns right of the panel.
       const int rest = std::min(b, n - k0) - jb;
       if (rest > 0)
-        detail::update_block_column(m, pc, lda, pc + std::size_t(jb) * lda, lda, ipiv, k0, jb, rest, 1, tr, K, K);
+        detail::update_block_column(m, pc, lda, pc + std::size_t(jb) * lda, lda, ipiv, k0, jb, rest, 1, tr, K, K,
+                                    detail::panel_priority);
       // Panels run one after the other (panel K + 1 waits on update (K, K + 1)).
       if (pinfo && !info) info = pinfo;
     }
   };
   auto update = [&](int K, int J) {
-#pragma omp task default(none) shared(a, ipiv, tr) firstprivate(K, J, m, n, lda, mn, b, threads) depend(in : col[K]) depend(inout : col[J])
+    const int prio = J == K + 1 ? 1 : 0;  // the next panel's column: on the critical path
+#pragma omp task default(none) shared(a, ipiv, tr) firstprivate(K, J, m, n, lda, mn, b, threads, prio) depend(in : col[K]) depend(inout : col[J]) priority(prio)
     {
       const int k0 = K * b, jb = std::min(b, mn - k0), c0 = J * b;
       detail::update_block_column(m, a + std::size_t(k0) * lda, lda, a + std::size_t(c0) * lda, lda, ipiv, k0,
-                                  jb, std::min(b, n - c0), threads, tr, K, J);
+                                  jb, std::min(b, n - c0), threads, tr, K, J, prio);
     }
   };
 

@@ -99,6 +99,15 @@ candidates tournament_node(const T* a, int lda, int jb, std::vector<int> rows, b
   return out;
 }
 
+/// OpenMP task priority of the panel's tasks (leaves, tree, TRSM) and of the panel task
+/// itself; the update of the next panel's column runs at 1, the other updates at 0. The panel
+/// is the critical path, and without priorities its tasks, created when it starts, queue
+/// behind the GEMM chunks of the step's other updates (libgomp runs one priority's tasks in
+/// creation order): on 16 Xeon cores the tall shapes ran panels and updates in lockstep.
+/// libgomp honours priorities only up to OMP_MAX_TASK_PRIORITY (an environment variable,
+/// default 0: all equal), so the program's user sets it (2) to get the look-ahead.
+inline constexpr int panel_priority = 2;
+
 /// Rows of one LU inside a leaf (leaf_rows = 0 in tslu): about 2 MiB of the panel, a core's
 /// L2 cache on both machines measured, and at least 4 jb so the carried candidates stay a
 /// small part of each LU. A single-threaded getrf of a 100000 x 128 leaf ran at 26 GFLOP/s on
@@ -153,7 +162,7 @@ int tslu(int mp, int jb, T* a, int lda, int* ipiv, int row_blocks, int leaf_rows
 
   std::vector<candidates> node(leaves);
   for (int i = 0; i < leaves; ++i) {
-#pragma omp task default(none) shared(node, a, lda, jb, mp, leaves, chunk, tr) firstprivate(i, K)
+#pragma omp task default(none) shared(node, a, lda, jb, mp, leaves, chunk, tr) firstprivate(i, K) priority(panel_priority)
     {
       const double s = trace_start(tr);
       const int r0 = int((long long)mp * i / leaves), r1 = int((long long)mp * (i + 1) / leaves);
@@ -165,7 +174,7 @@ int tslu(int mp, int jb, T* a, int lda, int* ipiv, int row_blocks, int leaf_rows
   // The binary reduction tree, one level at a time: node i meets node i + step.
   for (int step = 1; step < leaves; step *= 2) {
     for (int i = 0; i + step < leaves; i += 2 * step) {
-#pragma omp task default(none) shared(node, a, lda, jb, tr) firstprivate(i, step, K)
+#pragma omp task default(none) shared(node, a, lda, jb, tr) firstprivate(i, step, K) priority(panel_priority)
       {
         const double s = trace_start(tr);
         std::vector<int> rows = std::move(node[i].rows);
@@ -209,7 +218,7 @@ int tslu(int mp, int jb, T* a, int lda, int* ipiv, int row_blocks, int leaf_rows
   const int below = mp - jb;
   const int chunks = std::max(1, std::min(leaves, below / std::max(jb, 64)));
   for (int c = 0; c < chunks; ++c) {
-#pragma omp task default(none) shared(a, lda, jb, below, chunks, tr) firstprivate(c, K)
+#pragma omp task default(none) shared(a, lda, jb, below, chunks, tr) firstprivate(c, K) priority(panel_priority)
     {
       const double s = trace_start(tr);
       const int r0 = int((long long)below * c / chunks), r1 = int((long long)below * (c + 1) / chunks);
