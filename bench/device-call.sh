@@ -42,10 +42,13 @@ step() {  # name seconds command...: runs it with the smaller of its limit and w
 }
 nvidia-smi -L
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
-# 1. The variable-size GEMM path (FMA and DMMA tiles): its test case, then the benchmark.
-step t_vgemm 150 $B/test_cuda_cholesky_large "*GEMM-updated path"
-step b_var_d 200 $B/bench_potrf_large --no-fixed --maxes 256,512 --types d --csv $OUT/var_d.csv
-grep -E "var " $OUT/b_var_d.log | head -80
+# 1. The Cholesky tests on the tuning table (variable sizes above 128 on the GEMM path with
+#    the DMMA update, the two-launch panel step to 768): every case on the small grid, the
+#    variable-size ones on the full grid; then the variable-size benchmark with that default.
+step t_small 120 env TINYBATCH_CUDA_TESTS=small $B/test_cuda_cholesky_large
+step t_vbatch 150 $B/test_cuda_cholesky_large "[vbatch]"
+step b_var 200 $B/bench_potrf_large --no-fixed --maxes 128,256,512 --types ds --csv $OUT/var.csv
+grep -E "default|padded" $OUT/b_var.log | head -60
 # 2. CPU CALU on the 16 Xeon cores: TSLU's leaf runs on and off, task priorities on (the
 #    panels' look-ahead) and off, traces, OpenBLAS and MKL.
 for lr in 0 100000000; do
@@ -70,7 +73,7 @@ step mkl 60 python3 bench/calu/mkl_getrf.py --square=8192 --tall=400000x512,1000
 tail -6 $OUT/mkl.log
 # 3. memcheck of the GEMM path's test case; the hybrid's GPU-panel width; the split crossover.
 step mc_vgemm 100 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool memcheck --error-exitcode 9 \
-  $B/test_cuda_cholesky_large "*GEMM-updated path"
+  $B/test_cuda_cholesky_large "[vbatch][gemm]"
 step calu 150 env OMP_NUM_THREADS=16 $B/bench_calu_gpu --square=16384 --tall=100000x1024 --methods=hybrid_gpu,cusolver \
   --row-blocks=1 --b=128,256,512 --reps=2 --csv=$OUT/calu_b.csv
 tail -30 $OUT/calu.log

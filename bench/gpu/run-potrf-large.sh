@@ -5,7 +5,8 @@
 # memcheck and racecheck on the small grid, then the benchmark (TB_POTRF_ARGS, default: the
 # full run with the shape sweep). Writes tests.log, sanitize.log, bench.log and
 # bench_potrf_large.csv under $OUT. TB_SKIP_TESTS=1 / TB_SKIP_BENCH=1 skip a part;
-# TB_TEST_FILTER (a Catch2 filter, e.g. "*GEMM-updated path") narrows test_cuda_cholesky_large
+# TB_TEST_FILTER (a Catch2 filter, e.g. "[vbatch][gemm]": tags, since the template test cases'
+# names end in " - float" / " - double" and Catch2 v2 reads a comma as "or") narrows test_cuda_cholesky_large
 # and the sanitizer runs to those test cases (test_cuda_cholesky is then left out).
 set -uo pipefail
 out=${OUT:-$(pwd)/device-logs}
