@@ -104,6 +104,13 @@ void copy_parallel(double* dst, const double* src, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) dst[i] = src[i];
 }
 
+/// A trace for plot_calu.py --trace: a "# title" line, then one row per task interval.
+void write_trace(const std::string& path, const std::string& title, const std::vector<calu::trace_event>& events) {
+  std::ofstream tf(path);
+  tf << "# " << title << "\n" << "what,K,J,thread,t0,t1\n";
+  for (const auto& e : events) tf << e.what << ',' << e.K << ',' << e.J << ',' << e.thread << ',' << e.t0 << ',' << e.t1 << '\n';
+}
+
 /// ||A x - y||_1 / (||A||_1 ||x||_1 n eps) for the factors lu (n x n) of a0, y random.
 double solve_ratio(long n, const double* a0, const double* lu, const int* ipiv) {
   std::vector<double> y(n), x(n), r(n);
@@ -281,12 +288,10 @@ int run(int argc, char** argv) {
             if (rep > 0) r.seconds = std::min(r.seconds, dt);
             if (rep == 0) r.check = check(work.get());
             if (o.trace) {
-              std::ofstream tf(c.trace);
-              tf << "# calu (CPU) m " << m << " n " << n << " b " << r.b << " threads " << threads << " seconds " << dt
-                 << " cpu " << cpu << " commit " << commit << " date " << date << "\n";
-              tf << "what,K,J,thread,t0,t1\n";
-              for (const auto& e : rep_out.events)
-                tf << e.what << ',' << e.K << ',' << e.J << ',' << e.thread << ',' << e.t0 << ',' << e.t1 << '\n';
+              std::ostringstream title;
+              title << "calu (CPU) m " << m << " n " << n << " b " << r.b << " threads " << threads << " seconds " << dt
+                    << " cpu " << cpu << " commit " << commit << " date " << date;
+              write_trace(c.trace, title.str(), rep_out.events);
               traced = true;
             }
           }
@@ -448,12 +453,10 @@ int run(int argc, char** argv) {
                 }
                 if (rep > 0) r.seconds = std::min(r.seconds, dt);
                 if (o.trace) {
-                  std::ofstream tf(c.trace);
-                  tf << "# " << method << " m " << m << " n " << n << " b " << bb << " d " << d << " seconds " << dt
-                     << " device " << device << " commit " << commit << " date " << date << "\n";
-                  tf << "what,K,J,thread,t0,t1\n";
-                  for (const auto& e : rep_out.events)
-                    tf << e.what << ',' << e.K << ',' << e.J << ',' << e.thread << ',' << e.t0 << ',' << e.t1 << '\n';
+                  std::ostringstream title;
+                  title << method << " m " << m << " n " << n << " b " << bb << " d " << d << " seconds " << dt << " device "
+                        << device << " commit " << commit << " date " << date;
+                  write_trace(c.trace, title.str(), rep_out.events);
                   traced = true;
                 }
               }

@@ -440,7 +440,7 @@ constexpr int cholesky_gemm_nb(int elem_bytes, int n) {
 /// double 160 1.67 | 1.34, 256 1.94 | 1.55, 384 2.29 | 1.98, 512 2.57 | 2.38, 768 3.30 | 3.22,
 /// 1024 3.93 | 3.98; float 160 2.00 | 1.86, 256 2.28 | 2.06, 512 3.00 | 2.89, 768 3.80 | 3.94,
 /// 1024 4.53 | 4.86. The variable-size GEMM path (largest order nmax) gained the same way at
-/// 256 and 512 (potrf-var-51a7978.csv: 15 - 20%).
+/// 256 and 512 (potrf-var-51a7978-{d,s}.csv: 15 - 20%).
 constexpr bool cholesky_gemm_split(int elem_bytes, int n) {
   return elem_bytes == 8 ? n <= 768 : n <= 512;
 }
@@ -471,7 +471,7 @@ constexpr bool cholesky_inclusive(int elem_bytes, int n) {
 /// uniform path, each update by potrf_vgemm_kernel with the sizes read on the device) for
 /// this largest order; otherwise the fused kernel (below). H100, 3000 matrices, ms, uniform /
 /// Gaussian sizes, the default then (fused) | the GEMM path with the panel step in two
-/// launches (FMA update; DMMA below) (bench/results/h100/potrf-var-51a7978.csv): double max
+/// launches (FMA update; DMMA below) (bench/results/h100/potrf-var-51a7978-{d,s}.csv): double max
 /// 128 0.427 / 0.346 | 0.425 / 0.415, 256 2.38 / 1.97 | 1.41 / 1.25, 512 11.5 / 9.19 | 6.60 /
 /// 5.61; float 128 0.298 / 0.253 | 0.354 / 0.337, 256 1.33 / 1.05 | 1.09 / 0.96, 512 7.43 /
 /// 6.09 | 4.33 / 3.65; at 100000 matrices of max 128 the fused kernel is 1.5 - 2x faster.
@@ -482,7 +482,7 @@ constexpr bool cholesky_vbatch_gemm(int elem_bytes, int nmax) {
 
 /// Variable-size batches on the GEMM-updated path, double: the update on the FP64 tensor cores
 /// (DMMA through WMMA) rather than FMA for this largest order. H100, 3000 matrices, ms, panel
-/// step in two launches, FMA | DMMA, uniform / Gaussian (bench/results/h100/potrf-var-51a7978.csv):
+/// step in two launches, FMA | DMMA, uniform / Gaussian (bench/results/h100/potrf-var-51a7978-d.csv):
 /// max 128 0.425 | 0.415, 0.415 | 0.398; 256 1.41 | 1.37, 1.25 | 1.20; 512 6.60 | 6.31, 5.61 |
 /// 5.34: 3 - 5% everywhere.
 constexpr bool cholesky_vbatch_mma(int elem_bytes, int nmax) {
