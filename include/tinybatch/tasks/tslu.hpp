@@ -108,10 +108,12 @@ candidates tournament_node(const T* a, int lda, int jb, std::vector<int> rows, b
 /// default 0: all equal), so the program's user sets it (2) to get the look-ahead.
 inline constexpr int panel_priority = 2;
 
-/// Rows of one LU inside a leaf (leaf_rows = 0 in tslu): about 2 MiB of the panel, a core's
-/// L2 cache on both machines measured, and at least 4 jb so the carried candidates stay a
-/// small part of each LU. A single-threaded getrf of a 100000 x 128 leaf ran at 26 GFLOP/s on
-/// the EPYC VM, at 34 - 35 on the same rows as LUs of 2048 - 4096 rows, and 29 at 512.
+/// Rows of one LU inside a leaf (leaf_rows = 0 in tslu): about 2 MiB of the panel (the EPYC
+/// VM's L2 per core), and at least 4 jb so the carried candidates stay a small part of each
+/// LU. A single-threaded getrf of a 100000 x 128 leaf ran at 26 GFLOP/s on the EPYC VM, at
+/// 34 - 35 on the same rows as LUs of 2048 - 4096 rows, and 29 at 512. On the 16 Xeon cores
+/// of the H100 machine single panels ran 26% faster to 9% slower, whole factorizations the
+/// same within their noise (bench/results/h100/calu-51a7978-xeon-stdout.txt).
 template <class T>
 int default_leaf_rows(int jb) {
   return std::max(4 * jb, int((std::size_t(2) << 20) / (sizeof(T) * std::size_t(std::max(jb, 1)))));
@@ -119,8 +121,8 @@ int default_leaf_rows(int jb) {
 
 /// The candidates of the panel rows [r0, r1) (a leaf): a flat tree over runs of `chunk`
 /// rows, each LU on the candidates so far stacked over the next run. Why: a getrf of the
-/// whole leaf streams it from memory once per column block, which 16 cores sharing the
-/// memory bus made the panel's bottleneck; a run of ~2 MiB stays in the core's cache.
+/// whole leaf streams it from memory once per column block; a run of ~2 MiB stays in the
+/// core's cache.
 template <class T>
 candidates leaf_candidates(const T* a, int lda, int jb, int r0, int r1, int chunk) {
   if (r1 - r0 <= chunk + chunk / 2) {
