@@ -319,14 +319,24 @@ void var_sizes(const options& o, const machine& m, writer& w, cusolverDnHandle_t
           for (int split : {0, 1})
             row("tinybatch_vbatch", split ? "gemm_nb32_split" : "gemm_nb32_one_kernel", tb_bench::median_ms(e0, e1, 5, 30, [&] {
                   check(cudaMemsetAsync(info.data(), 0, sizeof(int) * std::size_t(count)), "cudaMemsetAsync(info)");
-                  tb::cuda::blocked::potrf_gemm_vbatch<T, 32, false>(nullptr, view, info.data(), max, split);
+                  tb::cuda::blocked::potrf_gemm_vbatch<T, 32, false>(nullptr, view, info.data(), max, split, 0);
                 }, restore));
           if constexpr (std::is_same_v<T, double>)  // the update on the tensor cores (DMMA)
             for (int split : {0, 1})
               row("tinybatch_vbatch", split ? "gemm_nb32_mma_split" : "gemm_nb32_mma", tb_bench::median_ms(e0, e1, 5, 30, [&] {
                     check(cudaMemsetAsync(info.data(), 0, sizeof(int) * std::size_t(count)), "cudaMemsetAsync(info)");
-                    tb::cuda::blocked::potrf_gemm_vbatch<T, 32, false, true>(nullptr, view, info.data(), max, split);
+                    tb::cuda::blocked::potrf_gemm_vbatch<T, 32, false, true>(nullptr, view, info.data(), max, split, 0);
                   }, restore));
+          // The two-launch step with each step's live work in device-built lists (vwork).
+          row("tinybatch_vbatch", "gemm_nb32_split_lists", tb_bench::median_ms(e0, e1, 5, 30, [&] {
+                check(cudaMemsetAsync(info.data(), 0, sizeof(int) * std::size_t(count)), "cudaMemsetAsync(info)");
+                tb::cuda::blocked::potrf_gemm_vbatch<T, 32, false>(nullptr, view, info.data(), max, 1, 1);
+              }, restore));
+          if constexpr (std::is_same_v<T, double>)
+            row("tinybatch_vbatch", "gemm_nb32_mma_split_lists", tb_bench::median_ms(e0, e1, 5, 30, [&] {
+                  check(cudaMemsetAsync(info.data(), 0, sizeof(int) * std::size_t(count)), "cudaMemsetAsync(info)");
+                  tb::cuda::blocked::potrf_gemm_vbatch<T, 32, false, true>(nullptr, view, info.data(), max, 1, 1);
+                }, restore));
         }
         row("tinybatch_vbatch", "max_from_device", time_tb<T, tb::kernels::automatic>(e0, e1, view, info.data(), a.data(), pristine.data(), h.size(), -1));
         {

@@ -337,23 +337,25 @@ TEMPLATE_TEST_CASE("cuda potrf on variable-size batches, the GEMM-updated path",
   // across many, tiles of S cut at every row count; through the front door's option (the
   // tuning table's panel step) and with the panel step as one kernel and as two launches;
   // double also with the update on the tensor cores (split -2: the front door's vgemm_mma,
-  // -3: potrf_gemm_vbatch<..., MMA> with the panel step as one kernel).
+  // -3: potrf_gemm_vbatch<..., MMA> with the panel step as one kernel); with the device-built
+  // work lists (-4: the front door's vbatch_lists, DMMA in double; 2: two launches, FMA).
   using T = TestType;
   const bool dbl = std::is_same_v<T, double>;
   for (tb::uplo ul : both_uplos)
     for (int max : small_grid() ? std::vector<int>{40, 150} : std::vector<int>{33, 64, 200, 512})
       for (bool gaussian : {false, true})
-        for (int split : max >= 500 ? std::vector<int>{-1, -2} : std::vector<int>{-1, 0, 1, -2, -3}) {
-          if (split < -1 && !dbl) continue;
+        for (int split : max >= 500 ? std::vector<int>{-1, -2, -4} : std::vector<int>{-1, 0, 1, 2, -2, -3, -4}) {
+          if ((split == -2 || split == -3) && !dbl) continue;
           // (The host oracle takes about 0.3 s per matrix of order 512.)
           const index_t count = small_grid() ? 30 : max >= 500 ? 10 : max >= 200 ? 40 : 200;
           INFO("vbatch GEMM-updated " << name(ul) << " max=" << max << (gaussian ? " gaussian" : " uniform")
                                       << " split " << split);
           vpotrf_case<T>(ul, count, max, gaussian, [&](auto view, tints& info) {
-            if (split == -1 || split == -2) {
+            if (split == -1 || split == -2 || split == -4) {
               tb::cuda::blocked::cholesky_options o;
               o.gemm_nb = 32;
-              o.vgemm_mma = split == -2;
+              o.vgemm_mma = split != -1;
+              o.vbatch_lists = split == -4;
               tb::cuda::blocked::potrf(nullptr, ul, view, info.d.data(), max, o);
             } else if (split == -3) {
               TINYBATCH_CUDA_CHECK(cudaMemset(info.d.data(), 0, sizeof(int) * std::size_t(count)));
@@ -363,34 +365,38 @@ TEMPLATE_TEST_CASE("cuda potrf on variable-size batches, the GEMM-updated path",
             } else {  // info is zeroed by the caller of potrf_gemm_vbatch
               TINYBATCH_CUDA_CHECK(cudaMemset(info.d.data(), 0, sizeof(int) * std::size_t(count)));
               ul == tb::uplo::upper
-                  ? tb::cuda::blocked::potrf_gemm_vbatch<T, 32, true>(nullptr, view, info.d.data(), max, split)
-                  : tb::cuda::blocked::potrf_gemm_vbatch<T, 32, false>(nullptr, view, info.d.data(), max, split);
+                  ? tb::cuda::blocked::potrf_gemm_vbatch<T, 32, true>(nullptr, view, info.d.data(), max, split > 0,
+                                                                        split == 2)
+                  : tb::cuda::blocked::potrf_gemm_vbatch<T, 32, false>(nullptr, view, info.d.data(), max, split > 0,
+                                                                         split == 2);
             }
           });
         }
   // A max_n below some orders: those matrices get info = -2 and keep their input; the others
   // are factored.
-  for (tb::uplo ul : both_uplos) {
-    INFO("vbatch GEMM-updated " << name(ul) << ", max_n 64 for orders up to 100");
-    const index_t count = 40;
-    const auto sizes = draw_sizes(count, 100, false);
-    vb<T> A(sizes, sizes);
-    fill_spd(A, ul);
-    const std::vector<T> input = A.h;
-    auto info = tints::info(count);
-    A.upload(), info.upload();
-    tb::potrf(host_ref, ul, A.hview(), info.hspan());
-    for (std::size_t k = 0; k < sizes.size(); ++k)
-      if (sizes[k] > 64) {
-        info.h[k] = -2;
-        const std::size_t e1 = k + 1 < sizes.size() ? std::size_t(A.off[k + 1]) : A.h.size();
-        std::copy(input.begin() + A.off[k], input.begin() + std::ptrdiff_t(e1), A.h.begin() + A.off[k]);
-      }
-    tb::cuda::blocked::cholesky_options o;
-    o.gemm_nb = 32;
-    tb::cuda::blocked::potrf(nullptr, ul, A.dview(), info.d.data(), 64, o);
-    check_vbatch(A, info);
-  }
+  for (tb::uplo ul : both_uplos)
+    for (int lists : {0, 1}) {
+      INFO("vbatch GEMM-updated " << name(ul) << ", max_n 64 for orders up to 100, work lists " << lists);
+      const index_t count = 40;
+      const auto sizes = draw_sizes(count, 100, false);
+      vb<T> A(sizes, sizes);
+      fill_spd(A, ul);
+      const std::vector<T> input = A.h;
+      auto info = tints::info(count);
+      A.upload(), info.upload();
+      tb::potrf(host_ref, ul, A.hview(), info.hspan());
+      for (std::size_t k = 0; k < sizes.size(); ++k)
+        if (sizes[k] > 64) {
+          info.h[k] = -2;
+          const std::size_t e1 = k + 1 < sizes.size() ? std::size_t(A.off[k + 1]) : A.h.size();
+          std::copy(input.begin() + A.off[k], input.begin() + std::ptrdiff_t(e1), A.h.begin() + A.off[k]);
+        }
+      tb::cuda::blocked::cholesky_options o;
+      o.gemm_nb = 32;
+      o.vbatch_lists = lists;
+      tb::cuda::blocked::potrf(nullptr, ul, A.dview(), info.d.data(), 64, o);
+      check_vbatch(A, info);
+    }
 }
 
 TEMPLATE_TEST_CASE("cuda posv on variable-size batches", "[posv][vbatch]", float, double) {

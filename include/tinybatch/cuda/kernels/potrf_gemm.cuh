@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "../../core/config.hpp"
 #include "../../core/enums.hpp"
@@ -177,20 +178,69 @@ __global__ void __launch_bounds__(gemm_panel_threads, gemm_panel_min_blocks<T>)
   }
 }
 
-/// Matrices per block of the diagonal-block kernel (one warp each).
-inline constexpr int gemm_diag_warps = 4;
+/// Variable-size batches: the live work of each panel step as a list of (matrix of the
+/// launch, row group) items, built on the device once per chunk (vwork_build_kernel). Why:
+/// launches sized for the largest order give every matrix the tallest matrix's row groups;
+/// at a largest order of 512 (uniform sizes) 63 - 69% of the update's blocks had no rows and
+/// left at once, and matrices that had ended still took a block in every launch. With lists,
+/// each launch is a resident grid whose blocks loop over the step's items (no host
+/// synchronisation: the count stays on the device).
+struct vwork {
+  int i, y;
+};
+/// Items' kinds: the update's tiles of vgemm_rows rows, the diagonal blocks, the row groups of
+/// gemm_panel_threads rows below them.
+enum vwork_kind { vwork_update = 0, vwork_diag = 1, vwork_trsm = 2 };
+inline constexpr int vgemm_rows = 64;  // rows of S per update tile (potrf_vgemm_kernel)
+/// Items of one matrix of order n at panel j (w = its width NB or what is left).
+TINYBATCH_HD inline int vwork_items(int kind, int n, int j, int NB) {
+  if (j >= n) return 0;
+  if (kind == vwork_update) return j > 0 ? (n - j + vgemm_rows - 1) / vgemm_rows : 0;
+  if (kind == vwork_diag) return 1;
+  const int below = n - j - (n - j < NB ? n - j : NB);
+  return (below + gemm_panel_threads - 1) / gemm_panel_threads;
+}
 
-/// The split panel, first launch: the w x w diagonal block of panel j of each matrix, one warp
-/// per matrix, POTF2 in registers as in potrf_gemm_panel_kernel; stores the block (columns
-/// left of a failure and the failing pivot) and info.
+/// Builds the lists of every panel step for matrices base .. base + cnt (one thread each):
+/// step p's items of kind q are counted in total[q * steps + p] (zeroed before) and go to
+/// items + cap * (the items of one matrix of order nmax in the lists before it), cap the
+/// chunk's matrices (potrf_gemm_vbatch computes the same offsets). A warp reserves its items with one atomic per list, so a matrix's
+/// items are contiguous and the warp's matrices adjacent (their tiles share L2). Orders above
+/// nmax have no items (mark_oversize_kernel gave them info = -2).
+template <class V>
+__global__ void vwork_build_kernel(V A, index_t base, int cnt, int nmax, int NB, int steps, index_t cap,
+                                   vwork* items, int* total) {
+  const int i = int(blockIdx.x) * blockDim.x + int(threadIdx.x), lane = int(threadIdx.x) % 32;
+  int n = i < cnt ? A[base + i].rows() : 0;
+  if (n > nmax) n = 0;
+  index_t start = 0;
+  for (int q = 0; q < 3; ++q)
+    for (int p = 0; p < steps; ++p) {
+      vwork* const list = items + start;  // this step's list
+      start += cap * vwork_items(q, nmax, p * NB, NB);
+      const int mine = vwork_items(q, n, p * NB, NB);
+      int incl = mine;  // the warp's inclusive prefix of its items
+#pragma unroll
+      for (int o = 1; o < 32; o *= 2) {
+        const int v = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += v;
+      }
+      const int sum = __shfl_sync(0xffffffffu, incl, 31);
+      if (sum == 0) continue;  // uniform in the warp
+      int at = 0;
+      if (lane == 31) at = atomicAdd(total + q * steps + p, sum);
+      at = __shfl_sync(0xffffffffu, at, 31) + incl - mine;
+      vwork* const out = list + at;
+      for (int y = 0; y < mine; ++y) out[y] = vwork{i, y};
+    }
+}
+
+/// The diagonal block of panel j of matrix i of the launch (base + i), one warp, POTF2 in
+/// registers as in potrf_gemm_panel_kernel; stores the block (columns left of a failure and
+/// the failing pivot) and info.
 template <class T, int NB, bool UPPER, class V>
-__global__ void __launch_bounds__(32 * gemm_diag_warps)
-    potrf_gemm_diag_kernel(V A, index_t base, index_t count, int* info, const T* S, int lds, index_t s_stride,
-                           int j) {
-  static_assert(NB >= 4 && NB <= 32 && NB % 4 == 0, "potrf_gemm_diag_kernel: the diagonal block is one warp's rows");
-  __shared__ __align__(16) T bcs[gemm_diag_warps][2][NB];
-  const int wp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const index_t i = index_t(blockIdx.x) * gemm_diag_warps + wp;  // matrix of this launch
+__device__ __forceinline__ void gemm_diag_block(const V& A, index_t base, index_t count, int* info, const T* S,
+                                                int lds, index_t s_stride, int j, index_t i, T (*bc)[NB], int lane) {
   const index_t k = base + i;
   if (k >= count) return;
   const int prev = info[k];
@@ -206,21 +256,42 @@ __global__ void __launch_bounds__(32 * gemm_diag_warps)
 #pragma unroll
   for (int c = 0; c < NB; ++c)
     acc[c] = drow && c <= lane ? *factor_at<UPPER>(m, a.ld, lane, c) - (s ? s[lane + index_t(c) * lds] : T(0)) : T(0);
-  const int failed = warp_potf2<false>(acc, bcs[wp], lane, w, static_cast<T*>(nullptr));
+  const int failed = warp_potf2<false>(acc, bc, lane, w, static_cast<T*>(nullptr));
   store_diag_row<UPPER>(acc, m, a.ld, lane, w, failed);
   if (lane == 0 && failed < w) info[k] = j + failed + 1;
 }
 
-/// The split panel, second launch: the rows below the diagonal block (blockIdx.y-th group of
-/// TPB), TRSM against the block the first launch stored, up to this panel's failure if any.
+/// Matrices per block of the diagonal-block kernel (one warp each).
+inline constexpr int gemm_diag_warps = 4;
+
+/// The split panel, first launch: the diagonal blocks of panel j, one warp per matrix
+/// (gemm_diag_block). LIST: the warps loop over the step's items (vwork) instead.
+template <class T, int NB, bool UPPER, bool LIST = false, class V>
+__global__ void __launch_bounds__(32 * gemm_diag_warps)
+    potrf_gemm_diag_kernel(V A, index_t base, index_t count, int* info, const T* S, int lds, index_t s_stride,
+                           int j, const vwork* items = nullptr, const int* total = nullptr) {
+  static_assert(NB >= 4 && NB <= 32 && NB % 4 == 0, "potrf_gemm_diag_kernel: the diagonal block is one warp's rows");
+  __shared__ __align__(16) T bcs[gemm_diag_warps][2][NB];
+  const int wp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const index_t first = index_t(blockIdx.x) * gemm_diag_warps + wp;
+  if constexpr (LIST) {
+    const int tot = *total;
+    for (index_t w = first; w < tot; w += index_t(gridDim.x) * gemm_diag_warps)
+      gemm_diag_block<T, NB, UPPER>(A, base, count, info, S, lds, s_stride, j, items[w].i, bcs[wp], lane);
+  } else {
+    gemm_diag_block<T, NB, UPPER>(A, base, count, info, S, lds, s_stride, j, first, bcs[wp], lane);
+  }
+}
+
+/// The rows below the diagonal block of panel j of matrix i of the launch (base + i), y-th
+/// group of TPB, TRSM against the block the first launch stored, up to this panel's failure
+/// if any. sL, rcp: the block's shared memory.
 template <class T, int NB, bool UPPER, class V>
-__global__ void __launch_bounds__(gemm_panel_threads, gemm_panel_min_blocks<T>)
-    potrf_gemm_trsm_kernel(V A, index_t base, index_t count, const int* info, const T* S, int lds,
-                           index_t s_stride, int j) {
+__device__ __forceinline__ void gemm_trsm_rows(const V& A, index_t base, index_t count, const int* info, const T* S,
+                                               int lds, index_t s_stride, int j, index_t i, int y, T (*sL)[NB],
+                                               T* rcp) {
   constexpr int TPB = gemm_panel_threads;
-  __shared__ __align__(16) T sL[NB][NB];
-  __shared__ T rcp[NB];
-  const index_t k = base + blockIdx.x;
+  const index_t k = base + i;
   if (k >= count) return;
   const int prev = info[k];
   if (prev != 0 && prev <= j) return;
@@ -231,9 +302,9 @@ __global__ void __launch_bounds__(gemm_panel_threads, gemm_panel_min_blocks<T>)
   // This panel's failure (info in j + 1 .. j + w) ends the solve at that column.
   const int failed = prev != 0 ? prev - 1 - j : w;
   T* const m = a.data + j + index_t(j) * a.ld;
-  const T* const s = S ? S + index_t(blockIdx.x) * s_stride : nullptr;
+  const T* const s = S ? S + i * s_stride : nullptr;
   const int t = threadIdx.x;
-  const int r = w + int(blockIdx.y) * TPB + t;
+  const int r = w + y * TPB + t;
   const bool mine = r < rows;
   T acc[NB];
 #pragma unroll
@@ -265,9 +336,29 @@ __global__ void __launch_bounds__(gemm_panel_threads, gemm_panel_min_blocks<T>)
   }
 }
 
+/// The split panel, second launch: the rows below the diagonal blocks (gemm_trsm_rows), block
+/// (x, y) for matrix base + x, row group y; LIST: the blocks loop over the step's items.
+template <class T, int NB, bool UPPER, bool LIST = false, class V>
+__global__ void __launch_bounds__(gemm_panel_threads, gemm_panel_min_blocks<T>)
+    potrf_gemm_trsm_kernel(V A, index_t base, index_t count, const int* info, const T* S, int lds,
+                           index_t s_stride, int j, const vwork* items = nullptr, const int* total = nullptr) {
+  __shared__ __align__(16) T sL[NB][NB];
+  __shared__ T rcp[NB];
+  if constexpr (LIST) {
+    const int tot = *total;
+    for (int w = int(blockIdx.x); w < tot; w += int(gridDim.x)) {
+      const vwork it = items[w];
+      gemm_trsm_rows<T, NB, UPPER>(A, base, count, info, S, lds, s_stride, j, it.i, it.y, sL, rcp);
+      __syncthreads();  // the next item rewrites sL and rcp
+    }
+  } else {
+    gemm_trsm_rows<T, NB, UPPER>(A, base, count, info, S, lds, s_stride, j, blockIdx.x, int(blockIdx.y), sL, rcp);
+  }
+}
+
 /// The variable-size update's tile: rows of S per block, columns of L per shared-memory chunk,
 /// threads per block (a 16 x 8 grid; each thread 4 rows x NB / 8 columns of S).
-inline constexpr int vgemm_rows = 64, vgemm_kc = 16, vgemm_threads = 128;
+inline constexpr int vgemm_kc = 16, vgemm_threads = 128;
 
 /// Row r and column p (within the chunk) of a chunk's element e that a thread loads: along
 /// rows in lower storage (consecutive addresses), along the chunk's columns in upper storage
@@ -389,13 +480,13 @@ struct vgemm_tile_of<double, NB, true> {
 
 /// Variable-size batches: panel j's update S = L(j:n, 0:j) L(j:j+w, 0:j)^T of each matrix by
 /// its own order, read on the device (cuBLAS's batched GEMMs take their sizes from the host).
-/// Block (x, y): matrix base + x, rows vgemm_rows * y .. of S. Matrices that ended (order <= j,
+/// Tile y of matrix base + i: rows vgemm_rows * y .. of its S. Matrices that ended (order <= j,
 /// or failed at an earlier panel) leave at once. L's chunks go through shared memory, the
 /// next chunk's loads issued before the current one's arithmetic (MMA: on the tensor cores,
 /// double only; float takes the FMA tile either way).
 template <class T, int NB, bool UPPER, bool MMA, class V>
-__global__ void __launch_bounds__(vgemm_threads)
-    potrf_vgemm_kernel(V A, index_t base, index_t count, const int* info, T* S, int lds, index_t s_stride, int j) {
+__device__ __forceinline__ void vgemm_tile(const V& A, index_t base, index_t count, const int* info, T* S, int lds,
+                                           index_t s_stride, int j, index_t i, int y) {
   using tile = typename vgemm_tile_of<T, NB, MMA>::type;
   constexpr int MT = vgemm_rows, KC = vgemm_kc, TPB = vgemm_threads;
   constexpr int LA = MT * KC / TPB, LB = NB * KC / TPB;  // elements each thread loads
@@ -404,13 +495,13 @@ __global__ void __launch_bounds__(vgemm_threads)
                 "potrf_vgemm_kernel: tile");
   __shared__ __align__(32) T sa[KC * LDA];
   __shared__ __align__(32) T sb[KC * LDB];
-  const index_t k = base + blockIdx.x;
+  const index_t k = base + i;
   if (k >= count) return;
   const int prev = info[k];
   if (prev != 0 && prev <= j) return;
   const auto a = A[k];
   const int n = a.rows();
-  const int r0 = int(blockIdx.y) * MT;
+  const int r0 = y * MT;
   if (j + r0 >= n) return;
   const int m = n - j, w = m < NB ? m : NB;
   const T* const L = a.data + (UPPER ? index_t(j) * a.ld : index_t(j));  // L(j, 0)
@@ -446,7 +537,25 @@ __global__ void __launch_bounds__(vgemm_threads)
     acc.template chunk<LDA, LDB>(sa, sb, t);
     __syncthreads();
   }
-  acc.store(S + index_t(blockIdx.x) * s_stride, lds, r0, m, w, t);
+  acc.store(S + i * s_stride, lds, r0, m, w, t);
+}
+
+/// The update's launch: block (x, y) for matrix base + x, rows vgemm_rows * y .. of S;
+/// LIST: the blocks loop over the step's items (vwork).
+template <class T, int NB, bool UPPER, bool MMA, bool LIST = false, class V>
+__global__ void __launch_bounds__(vgemm_threads)
+    potrf_vgemm_kernel(V A, index_t base, index_t count, const int* info, T* S, int lds, index_t s_stride, int j,
+                       const vwork* items = nullptr, const int* total = nullptr) {
+  if constexpr (LIST) {
+    const int tot = *total;
+    for (int w = int(blockIdx.x); w < tot; w += int(gridDim.x)) {
+      const vwork it = items[w];
+      vgemm_tile<T, NB, UPPER, MMA>(A, base, count, info, S, lds, s_stride, j, it.i, it.y);
+      __syncthreads();  // the next item rewrites the shared chunks and the store's stage
+    }
+  } else {
+    vgemm_tile<T, NB, UPPER, MMA>(A, base, count, info, S, lds, s_stride, j, blockIdx.x, int(blockIdx.y));
+  }
 }
 
 /// Variable-size batches: a matrix of order above the launch's nmax (a max_n that was too
@@ -494,7 +603,7 @@ namespace tinybatch::cuda::blocked {
 inline constexpr std::size_t gemm_workspace_bytes = std::size_t(256) << 20;
 
 /// The GEMM-updated path's workspace for count matrices: S, `per` elements a matrix, for a
-/// chunk of them at a time, then `extra` bytes a matrix of the chunk. Stream-ordered
+/// chunk of them at a time, then `extra` bytes a matrix of the chunk and `fixed` bytes. Stream-ordered
 /// (cudaMallocAsync), freed behind the kernels that use it.
 template <class T>
 struct gemm_workspace {
@@ -502,11 +611,11 @@ struct gemm_workspace {
   std::size_t s_bytes;
   void* p = nullptr;
   CUstream_st* stream;
-  gemm_workspace(CUstream_st* s, index_t count, index_t per, std::size_t extra) : stream(s) {
+  gemm_workspace(CUstream_st* s, index_t count, index_t per, std::size_t extra, std::size_t fixed = 0) : stream(s) {
     chunk = std::max<index_t>(1, index_t(gemm_workspace_bytes / (sizeof(T) * std::size_t(per))));
     chunk = std::min<index_t>({chunk, count, index_t(2147483647)});
     s_bytes = sizeof(T) * std::size_t(chunk * per);
-    const std::size_t bytes = s_bytes + extra * std::size_t(chunk);
+    const std::size_t bytes = s_bytes + extra * std::size_t(chunk) + fixed;
     check(cudaMallocAsync(&p, bytes, s), "cudaMallocAsync(&workspace, " + std::to_string(bytes) + ", stream)");
   }
   gemm_workspace(const gemm_workspace&) = delete;
@@ -519,13 +628,29 @@ struct gemm_workspace {
 /// The panel step of panel j for the chunk base .. base + cnt: the diagonal blocks and the
 /// rows below (`below` in the tallest matrix), as one kernel or (split) two launches. S: the
 /// update (null at j = 0).
+/// One panel step's work lists (vwork_build_kernel) and the resident grids that walk them.
+struct vwork_step {
+  const blocked_kernels::vwork *diag, *trsm;
+  const int *diag_total, *trsm_total;
+  unsigned diag_grid, trsm_grid;
+};
+
+/// lists (variable-size batches): the split step's launches as resident grids over the
+/// step's work lists; the one-kernel step ignores them.
 template <class T, int NB, bool UPPER, class V>
 void panel_step(CUstream_st* stream, const V& A, index_t base, int cnt, int* info, const T* S, int lds, index_t per,
-                int j, int below, bool split) {
+                int j, int below, bool split, const vwork_step* lists = nullptr) {
   namespace bk = blocked_kernels;
   constexpr int TPB = bk::gemm_panel_threads;
   const index_t end = base + cnt;  // this chunk's matrices only
-  if (split) {
+  if (split && lists) {
+    bk::potrf_gemm_diag_kernel<T, NB, UPPER, true><<<lists->diag_grid, 32 * bk::gemm_diag_warps, 0, stream>>>(
+        A, base, end, info, S, lds, per, j, lists->diag, lists->diag_total);
+    check_launch("tinybatch::cuda potrf (GEMM-updated diagonal blocks, work list)");
+    if (below > 0)
+      bk::potrf_gemm_trsm_kernel<T, NB, UPPER, true><<<lists->trsm_grid, TPB, 0, stream>>>(
+          A, base, end, info, S, lds, per, j, lists->trsm, lists->trsm_total);
+  } else if (split) {
     bk::potrf_gemm_diag_kernel<T, NB, UPPER>
         <<<unsigned((cnt + bk::gemm_diag_warps - 1) / bk::gemm_diag_warps), 32 * bk::gemm_diag_warps, 0, stream>>>(
             A, base, end, info, S, lds, per, j);
@@ -592,33 +717,82 @@ void potrf_gemm(CUstream_st* stream, const V& A, int* info, int n, int split_pan
 
 /// Cholesky of every matrix of a variable-size view by panels of NB columns, as potrf_gemm,
 /// each panel's update by potrf_vgemm_kernel (sizes read on the device); nmax bounds every
-/// order. Launches are sized for nmax: a matrix whose order is past this panel, or that
-/// failed, leaves its blocks at once (classic early exit, all matrices from panel 0). info
-/// is already zeroed. Nothing waits for the host. MMA: the update on the FP64 tensor cores
-/// (double; float runs the FMA tile).
+/// order. Nothing waits for the host; info is already zeroed. MMA: the update on the FP64
+/// tensor cores (double; float runs the FMA tile). split_panel: the panel step in two launches
+/// (1), one kernel (0), or the tuning table's choice (-1). work_lists (with the two-launch
+/// step): 1 builds each step's live work on the device (vwork) and runs the update and the
+/// panel step as resident grids over it; 0 sizes every launch for nmax, where a matrix whose
+/// order is past the panel, or that failed, leaves its blocks at once (classic early exit,
+/// all matrices from panel 0); -1: the tuning table's choice (cholesky_vbatch_lists).
 template <class T, int NB, bool UPPER, bool MMA = false, class V>
-void potrf_gemm_vbatch(CUstream_st* stream, const V& A, int* info, int nmax, int split_panel = -1) {
+void potrf_gemm_vbatch(CUstream_st* stream, const V& A, int* info, int nmax, int split_panel = -1,
+                       int work_lists = -1) {
   namespace bk = blocked_kernels;
   const bool split = split_panel >= 0 ? split_panel > 0 : bk::cholesky_gemm_split(int(sizeof(T)), nmax);
+  const bool lists = split && (work_lists >= 0 ? work_lists > 0 : bk::cholesky_vbatch_lists(int(sizeof(T)), nmax));
   const index_t count = A.count();
   if (count <= 0 || nmax <= 0) return;
   const index_t per = index_t(nmax) * NB;  // S of one matrix: nmax x NB, leading dimension nmax
-  const gemm_workspace<T> ws(stream, count, per, 0);
+  const int steps = (nmax + NB - 1) / NB;
+  // Work lists: each step's capacity per matrix (its items at order nmax), and the counts.
+  std::vector<index_t> start(lists ? 3 * std::size_t(steps) : 0);
+  index_t per_matrix = 0;
+  for (int q = 0; lists && q < 3; ++q)
+    for (int p = 0; p < steps; ++p) {
+      start[std::size_t(q * steps + p)] = per_matrix;
+      per_matrix += bk::vwork_items(q, nmax, p * NB, NB);
+    }
+  const std::size_t fixed = lists ? 3 * std::size_t(steps) * sizeof(int) : 0;
+  const gemm_workspace<T> ws(stream, count, per, sizeof(bk::vwork) * std::size_t(per_matrix), fixed);
   const index_t chunk = ws.chunk;
   T* const S = ws.S();
+  bk::vwork* const items = reinterpret_cast<bk::vwork*>(ws.after_S());
+  int* const totals = reinterpret_cast<int*>(items + per_matrix * chunk);
+  unsigned grid_u = 0, grid_d = 0, grid_t = 0;
+  if (lists) {
+    // Each step's list holds its items for chunk matrices of order nmax (vwork_build_kernel
+    // computes the same offsets).
+    for (auto& x : start) x *= chunk;
+    grid_u = fast_kernels::resident_grid(bk::potrf_vgemm_kernel<T, NB, UPPER, MMA, true, V>, bk::vgemm_threads, ~0u);
+    grid_d = fast_kernels::resident_grid(bk::potrf_gemm_diag_kernel<T, NB, UPPER, true, V>, 32 * bk::gemm_diag_warps,
+                                         ~0u);
+    grid_t = fast_kernels::resident_grid(bk::potrf_gemm_trsm_kernel<T, NB, UPPER, true, V>, bk::gemm_panel_threads,
+                                         ~0u);
+  }
   for (index_t base = 0; base < count; base += chunk) {
     const int cnt = int(std::min(chunk, count - base));
     bk::mark_oversize_kernel<<<unsigned((cnt + 255) / 256), 256, 0, stream>>>(A, base, base + cnt, info, nmax);
     check_launch("tinybatch::cuda potrf (GEMM-updated, orders above max_n)");
-    for (int j = 0; j < nmax; j += NB) {
-      const int w = std::min(NB, nmax - j);
+    if (lists) {
+      check(cudaMemsetAsync(totals, 0, sizeof(int) * 3 * std::size_t(steps), stream), "cudaMemsetAsync(work list counts)");
+      bk::vwork_build_kernel<<<unsigned((cnt + 127) / 128), 128, 0, stream>>>(A, base, cnt, nmax, NB, steps, chunk,
+                                                                             items, totals);
+      check_launch("tinybatch::cuda potrf (GEMM-updated, work lists)");
+    }
+    for (int p = 0; p < steps; ++p) {
+      const int j = p * NB, w = std::min(NB, nmax - j);
       if (j > 0) {
-        const dim3 grid(unsigned(cnt), unsigned((nmax - j + bk::vgemm_rows - 1) / bk::vgemm_rows));
-        bk::potrf_vgemm_kernel<T, NB, UPPER, MMA>
-            <<<grid, bk::vgemm_threads, 0, stream>>>(A, base, base + cnt, info, S, nmax, per, j);
+        if (lists) {
+          const unsigned g = unsigned(std::min<index_t>(grid_u, index_t(cnt) * bk::vwork_items(bk::vwork_update, nmax, j, NB)));
+          bk::potrf_vgemm_kernel<T, NB, UPPER, MMA, true><<<g, bk::vgemm_threads, 0, stream>>>(
+              A, base, base + cnt, info, S, nmax, per, j, items + start[std::size_t(p)],
+              totals + bk::vwork_update * steps + p);
+        } else {
+          const dim3 grid(unsigned(cnt), unsigned((nmax - j + bk::vgemm_rows - 1) / bk::vgemm_rows));
+          bk::potrf_vgemm_kernel<T, NB, UPPER, MMA>
+              <<<grid, bk::vgemm_threads, 0, stream>>>(A, base, base + cnt, info, S, nmax, per, j);
+        }
         check_launch("tinybatch::cuda potrf (GEMM-updated, variable-size update)");
       }
-      panel_step<T, NB, UPPER>(stream, A, base, cnt, info, j > 0 ? S : nullptr, nmax, per, j, nmax - j - w, split);
+      vwork_step ls{};
+      if (lists) {
+        const std::size_t d = std::size_t(bk::vwork_diag * steps + p), t = std::size_t(bk::vwork_trsm * steps + p);
+        ls = {items + start[d], items + start[t], totals + d, totals + t,
+              unsigned(std::min<index_t>(grid_d, (cnt + bk::gemm_diag_warps - 1) / bk::gemm_diag_warps)),
+              unsigned(std::min<index_t>(grid_t, index_t(cnt) * std::max(1, bk::vwork_items(bk::vwork_trsm, nmax, j, NB))))};
+      }
+      panel_step<T, NB, UPPER>(stream, A, base, cnt, info, j > 0 ? S : nullptr, nmax, per, j, nmax - j - w, split,
+                               lists ? &ls : nullptr);
     }
   }
 }

@@ -490,6 +490,15 @@ constexpr bool cholesky_vbatch_mma(int elem_bytes, int nmax) {
   return elem_bytes == 8;
 }
 
+/// Variable-size batches on the GEMM-updated path with the two-launch panel step: each step's
+/// live work as device-built lists walked by resident grids (vwork in potrf_gemm.cuh) rather
+/// than launches sized for the largest order. Off until measured on a GPU (bench_potrf_large
+/// rows gemm_nb32_*_lists against the same rows without).
+constexpr bool cholesky_vbatch_lists(int elem_bytes, int nmax) {
+  (void)elem_bytes, (void)nmax;
+  return false;
+}
+
 /// Variable-size batches under the default policy: one loop-inclusive launch (aggressive
 /// early exit, greedy) up to a largest order of 128 in double and 256 in float, per-panel
 /// launches (aggressive, lazy) beyond. H100, bench_potrf_large, ms, per-panel | inclusive,
