@@ -52,14 +52,15 @@ grep -E "default|padded|lists|mma_split " $OUT/b_var.log | head -60
 # The work lists' kernels loop over items with shared memory reused between them: racecheck.
 step rc_vgemm 100 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool racecheck --error-exitcode 9 \
   $B/test_cuda_cholesky_large "[vbatch][gemm]"
-# 2. CPU CALU on the 16 Xeon cores: task priorities on (the panels' look-ahead) and off, with
-#    traces, and MKL in the same call (its rate moved between machines).
-step calu_cpu_prio 100 env OMP_NUM_THREADS=16 OMP_MAX_TASK_PRIORITY=2 $B/bench_calu_gpu --tall=400000x512,100000x1024,200000x1024,100000x2048 \
-  --square=8192 --methods=calu --b=128 --reps=2 --trace=$OUT/calu_cpu_trace_prio.csv --csv=$OUT/calu_cpu_prio.csv
-grep -E "^calu" $OUT/calu_cpu_prio.log
-step calu_cpu 100 env OMP_NUM_THREADS=16 $B/bench_calu_gpu --tall=400000x512,100000x1024,200000x1024,100000x2048 \
-  --square=8192 --methods=calu,lapacke --b=128 --reps=2 --trace=$OUT/calu_cpu_trace.csv --csv=$OUT/calu_cpu.csv
+# 2. CPU CALU on the 16 Xeon cores: each step's rest per block column (calu_narrow) and as one
+#    wide update (calu_wide), task priorities on (the panels' look-ahead) and off, with traces,
+#    and MKL in the same call (its rate moved between machines).
+step calu_cpu 110 env OMP_NUM_THREADS=16 $B/bench_calu_gpu --tall=400000x512,100000x1024,200000x1024,100000x2048 \
+  --square=8192 --methods=calu_narrow,calu_wide,lapacke --b=128 --reps=2 --trace=$OUT/calu_cpu_trace.csv --csv=$OUT/calu_cpu.csv
 grep -E "^calu|^lapacke" $OUT/calu_cpu.log
+step calu_cpu_prio 100 env OMP_NUM_THREADS=16 OMP_MAX_TASK_PRIORITY=2 $B/bench_calu_gpu --tall=400000x512,100000x1024,200000x1024,100000x2048 \
+  --square=8192 --methods=calu_wide,calu_narrow --b=128 --reps=2 --trace=$OUT/calu_cpu_trace_prio.csv --csv=$OUT/calu_cpu_prio.csv
+grep -E "^calu" $OUT/calu_cpu_prio.log
 step mkl 60 python3 bench/calu/mkl_getrf.py --square=8192 --tall=400000x512,100000x1024,200000x1024,100000x2048 --reps=2 \
   --csv=$OUT/mkl.csv
 tail -6 $OUT/mkl.log

@@ -161,9 +161,10 @@ result factor(const matrix<T>& a, calu::options o) {
   return r;
 }
 
-calu::options opts(int b, int row_blocks, int threads = 2, bool lookahead = true, int leaf_rows = 0) {
+calu::options opts(int b, int row_blocks, int threads = 2, bool lookahead = true, int leaf_rows = 0, int wide = 0) {
   calu::options o;
   o.b = b, o.row_blocks = row_blocks, o.threads = threads, o.lookahead = lookahead, o.leaf_rows = leaf_rows;
+  o.wide_update = wide;
   return o;
 }
 
@@ -268,14 +269,16 @@ TEMPLATE_TEST_CASE("calu::getrf on random matrices: backward error, pivots, grow
                           {127, 127, 32, 2}, {200, 200, 24, 7}, {257, 257, 32, 4}, {1000, 40, 16, 4},
                           {3000, 64, 32, 8}, {1500, 100, 32, 5}, {513, 96, 96, 4}, {60, 200, 16, 2},
                           {33, 97, 8, 3},    {300, 300, 16, 1}};
+  // With look-ahead, the rest of each step per block column and as one wide update.
   for (const shape& s : shapes)
     for (int threads : {1, 2, 3})
-      for (bool lookahead : {true, false}) {
+      for (int mode : {0, 1, 2}) {  // look-ahead, look-ahead + wide update, none
+        const bool lookahead = mode < 2;
         if (!lookahead && threads != 2) continue;
         INFO("m " << s.m << " n " << s.n << " b " << s.b << " P_r " << s.pr << " threads " << threads
-                  << " lookahead " << lookahead);
+                  << " lookahead " << lookahead << " wide update " << (mode == 1));
         const matrix<T> a = random_matrix<T>(s.m, s.n, 3);
-        const result r = factor(a, opts(s.b, s.pr, threads, lookahead));
+        const result r = factor(a, opts(s.b, s.pr, threads, lookahead, 0, mode == 1));
         CHECK(r.info == 0);
         // One small matrix's growth varies more than the mean's (below): 4x per matrix.
         CHECK_FACTOR(r, 4.0);
@@ -402,7 +405,7 @@ TEMPLATE_TEST_CASE("calu::getrf on singular matrices: info as getrf's, factoriza
       INFO("n " << n << ", zero column " << c);
       matrix<T> a = random_matrix<T>(n, n, 2);
       for (int i = 0; i < n; ++i) a(i, c) = T(0);
-      const result r = factor(a, opts(16, 4));
+      const result r = factor(a, opts(16, 4, 2, true, 0, c % 2));  // and the wide update
       CHECK(r.info == c + 1);
       CHECK(r.info == r.gepp_info);
       CHECK_FACTOR(r, 4.0);

@@ -6,7 +6,7 @@
 // tournament, hybrid_gpu_cublas: its node LUs by cuBLAS), and
 // cuSOLVER dgetrf (matrix on the GPU).
 //
-//   bench_calu [--square=4096,8192] [--tall=100000x1024,...] [--methods=calu,lapacke,panel,hybrid,hybrid_gpu,hybrid_gpu_cublas,cusolver]
+//   bench_calu [--square=4096,8192] [--tall=100000x1024,...] [--methods=calu,calu_wide,calu_narrow,lapacke,panel,hybrid,hybrid_gpu,hybrid_gpu_cublas,cusolver]
 //              [--b=128,256] [--d=model,1,2,4] [--reps=2] [--threads=16] [--row-blocks=0] [--leaf-rows=0]
 //              [--csv=out.csv] [--trace=trace.csv] [--no-check] [--max-cpu-n=16384]
 //
@@ -257,7 +257,7 @@ int run(int argc, char** argv) {
     auto check = [&](const double* lu) { return c.check && square_shape ? solve_ratio(n, a0.get(), lu, ipiv.data()) : 0.0; };
 
     for (const std::string& method : c.methods) {
-      const bool cpu_method = method == "calu" || method == "lapacke";
+      const bool cpu_method = method == "calu" || method == "calu_wide" || method == "calu_narrow" || method == "lapacke";
       if (cpu_method && n > c.max_cpu_n) continue;
       if (method == "lapacke") {
         row r{"lapacke", m, n, 0, 0, 0, 0, 1e30, 0, 0, 0, "OpenBLAS dgetrf, all threads"};
@@ -271,11 +271,14 @@ int run(int argc, char** argv) {
         }
         r.gflops = flops / r.seconds * 1e-9;
         emit(r);
-      } else if (method == "calu") {
+      } else if (method == "calu" || method == "calu_wide" || method == "calu_narrow") {
         for (int b : c.bs) {
           calu::options o;
           o.b = b, o.row_blocks = c.row_blocks, o.leaf_rows = c.leaf_rows;
-          row r{"calu", m, n, b ? b : calu::default_block(int(m), int(n)), 0, 0, c.row_blocks ? c.row_blocks : threads,
+          // calu: the default; calu_wide / calu_narrow: each step's rest as one wide update or
+          // one update per block column (options::wide_update).
+          o.wide_update = method == "calu_wide" ? 1 : method == "calu_narrow" ? 0 : -1;
+          row r{method, m, n, b ? b : calu::default_block(int(m), int(n)), 0, 0, c.row_blocks ? c.row_blocks : threads,
                 1e30, 0, 0, 0, "CPU task graph" + leaf_note};
           const bool trace_this = !c.trace.empty() && !traced;
           for (int rep = 0; rep <= c.reps; ++rep) {

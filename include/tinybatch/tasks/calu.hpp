@@ -38,6 +38,10 @@ struct options {
   int leaf_rows = 0;   ///< rows of each LU inside a TSLU leaf (0: about 2 MiB of the panel)
   int threads = 0;     ///< OpenMP threads of the task graph (0: omp_get_max_threads())
   bool lookahead = true;  ///< create update (K, K+1) and panel K+1 before the rest of step K
+  /// With lookahead: the rest of step K (block columns K + 2 ..) as one update whose GEMMs
+  /// span all those columns (a row chunk each) rather than one update per block column.
+  /// 1 on, 0 off, -1: wide_update_default.
+  int wide_update = -1;
   int d = 0;           ///< hybrid only: block columns on the CPU (0: the model's d)
   bool trace = false;  ///< record every task's interval in the report's events
 };
@@ -55,6 +59,12 @@ inline int default_block(int m, int n) {
   if (mn <= 256) return 32;
   if (mn <= 2048) return 64;
   return 128;
+}
+
+/// Whether getrf takes the wide update by default (options::wide_update = -1).
+inline bool wide_update_default(int m, int n) {
+  (void)m, (void)n;
+  return false;
 }
 
 /// The panel width of the hybrid's GPU-panel schedule (calu_cuda.cuh). With cuSOLVER's
@@ -123,6 +133,45 @@ int factor_panel(int m, T* panel, int ld, int* ipiv, int k0, int jb, int row_blo
   return pinfo ? k0 + pinfo : 0;
 }
 
+/// The rest of step K in one task (options::wide_update): the interchanges and TRSM on column
+/// chunks of about 256, then one GEMM per row chunk over the whole width w, so the GEMMs have
+/// w columns instead of b (a rank-b update of b columns packs its operands for 2 b^2 flops a
+/// row; of w columns, 2 b w), and L(K)'s rows are read once per chunk instead of once per
+/// block column. Child tasks of the caller's task.
+template <class T>
+void update_wide(int m, const T* panel, int ldp, T* col, int ldc, const int* ipiv, int k0, int jb, int w,
+                 int threads, tracer* tr = nullptr, int K = 0, int J = 0) {
+  using L = lapack<T>;
+  const T* l11 = panel + k0;
+  const int cchunks = std::max(1, std::min(threads, w / 256));
+  for (int c = 0; c < cchunks; ++c) {
+#pragma omp task default(none) shared(ldp, ldc, col, l11, ipiv, tr) firstprivate(c, cchunks, w, k0, jb, K, J) if (cchunks > 1)
+    {
+      const double s = trace_start(tr);
+      const int c0 = int((long long)w * c / cchunks), c1 = int((long long)w * (c + 1) / cchunks);
+      T* cc = col + std::size_t(c0) * ldc;
+      L::laswp(c1 - c0, cc, ldc, k0 + 1, k0 + jb, ipiv);
+      L::trsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, jb, c1 - c0, T(1), l11, ldp, cc + k0, ldc);
+      if (tr) tr->add("update", K, J, s);
+    }
+  }
+#pragma omp taskwait
+  const int rows = m - k0 - jb;
+  if (rows <= 0) return;
+  const int chunks = std::max(1, std::min(threads, int((long long)rows * w / (256 * 256))));
+  for (int c = 0; c < chunks; ++c) {
+#pragma omp task default(none) shared(ldp, ldc, col, l11, tr) firstprivate(c, chunks, rows, k0, jb, w, K, J) if (chunks > 1)
+    {
+      const double s = trace_start(tr);
+      const int r0 = int((long long)rows * c / chunks), r1 = int((long long)rows * (c + 1) / chunks);
+      L::gemm(CblasNoTrans, CblasNoTrans, r1 - r0, w, jb, T(-1), l11 + jb + r0, ldp, col + k0, ldc, T(1),
+              col + k0 + jb + r0, ldc);
+      if (tr) tr->add("gemm", K, J, s);
+    }
+  }
+#pragma omp taskwait
+}
+
 /// Resolved parameters of one factorization.
 struct plan {
   int mn, b, threads, row_blocks, leaf_rows, nb, np;
@@ -179,6 +228,20 @@ int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}, repor
       if (pinfo && !info) info = pinfo;
     }
   };
+  const bool wide = opt.lookahead && (opt.wide_update >= 0 ? opt.wide_update > 0 : wide_update_default(m, n));
+  // Block columns K + 2 .. of step K in one task (wide). Its dependence objects: col[K + 2]
+  // (so update (K + 1, K + 2) waits for it) stands for all those columns, and `rests` chains
+  // the steps' rests (each writes the columns of the next one's). Every later reader of a
+  // column J > K + 2 waits on col[J], written by a later rest or update of the chain.
+  char rests = 0;
+  auto update_rest = [&](int K) {
+#pragma omp task default(none) shared(a, ipiv, tr, col, rests) firstprivate(K, m, n, lda, mn, b, threads) depend(in : col[K]) depend(inout : col[K + 2], rests)
+    {
+      const int k0 = K * b, jb = std::min(b, mn - k0), c0 = (K + 2) * b;
+      detail::update_wide(m, a + std::size_t(k0) * lda, lda, a + std::size_t(c0) * lda, lda, ipiv, k0, jb, n - c0,
+                          threads, tr, K, K + 2);
+    }
+  };
   auto update = [&](int K, int J) {
     const int prio = J == K + 1 ? 1 : 0;  // the next panel's column: on the critical path
 #pragma omp task default(none) shared(a, ipiv, tr) firstprivate(K, J, m, n, lda, mn, b, threads, prio) depend(in : col[K]) depend(inout : col[J]) priority(prio)
@@ -200,7 +263,10 @@ int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}, repor
         if (K + 1 < np) panel(K + 1);
         first = K + 2;
       }
-      for (int J = first; J < nb; ++J) update(K, J);
+      if (wide && first == K + 2 && first < nb)
+        update_rest(K);
+      else
+        for (int J = first; J < nb; ++J) update(K, J);
       if (!opt.lookahead && K + 1 < np) panel(K + 1);
     }
     // The later panels' interchanges on the columns left of them (L's columns), as getrf:
