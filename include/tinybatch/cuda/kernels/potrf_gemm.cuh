@@ -204,9 +204,10 @@ TINYBATCH_HD inline int vwork_items(int kind, int n, int j, int NB) {
 /// Builds the lists of every panel step for matrices base .. base + cnt (one thread each):
 /// step p's items of kind q are counted in total[q * steps + p] (zeroed before) and go to
 /// items + cap * (the items of one matrix of order nmax in the lists before it), cap the
-/// chunk's matrices (potrf_gemm_vbatch computes the same offsets). A warp reserves its items with one atomic per list, so a matrix's
-/// items are contiguous and the warp's matrices adjacent (their tiles share L2). Orders above
-/// nmax have no items (mark_oversize_kernel gave them info = -2).
+/// chunk's matrices (potrf_gemm_vbatch computes the same offsets). A warp reserves its items
+/// with one atomic per list, so a matrix's items are contiguous and the warp's matrices
+/// adjacent (their tiles share L2). Orders above nmax have no items (mark_oversize_kernel
+/// gave them info = -2).
 template <class V>
 __global__ void vwork_build_kernel(V A, index_t base, int cnt, int nmax, int NB, int steps, index_t cap,
                                    vwork* items, int* total) {
