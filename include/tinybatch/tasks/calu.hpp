@@ -134,10 +134,10 @@ int factor_panel(int m, T* panel, int ld, int* ipiv, int k0, int jb, int row_blo
 }
 
 /// The rest of step K in one task (options::wide_update): the interchanges and TRSM on column
-/// chunks of about 256, then one GEMM per row chunk over the whole width w, so the GEMMs have
-/// w columns instead of b (a rank-b update of b columns packs its operands for 2 b^2 flops a
-/// row; of w columns, 2 b w), and L(K)'s rows are read once per chunk instead of once per
-/// block column. Child tasks of the caller's task.
+/// chunks of about 256, then the GEMM in tiles of up to the whole width w, so the GEMMs have
+/// up to w columns instead of b (a rank-b update of b columns packs its operands for 2 b^2 flops a
+/// row; of w columns, 2 b w), and L(K)'s rows are read once per tile column instead of once
+/// per block column. Child tasks of the caller's task.
 template <class T>
 void update_wide(int m, const T* panel, int ldp, T* col, int ldc, const int* ipiv, int k0, int jb, int w,
                  int threads, tracer* tr = nullptr, int K = 0, int J = 0) {
@@ -158,14 +158,20 @@ void update_wide(int m, const T* panel, int ldp, T* col, int ldc, const int* ipi
 #pragma omp taskwait
   const int rows = m - k0 - jb;
   if (rows <= 0) return;
-  const int chunks = std::max(1, std::min(threads, int((long long)rows * w / (256 * 256))));
-  for (int c = 0; c < chunks; ++c) {
-#pragma omp task default(none) shared(ldp, ldc, col, l11, tr) firstprivate(c, chunks, rows, k0, jb, w, K, J) if (chunks > 1)
+  // About 4 tiles a thread, so a thread busy with the next panel (the look-ahead) leaves a
+  // small tail rather than a whole chunk; columns cut at ~512 (each tile's GEMM packs its
+  // columns of U again), rows at ~256.
+  const int tiles = std::max(1, std::min(4 * threads, int((long long)rows * w / (256 * 256))));
+  const int tc = std::max(1, std::min(tiles, w / 512)), tr_ = std::max(1, std::min(rows / 256, tiles / tc));
+  for (int t = 0; t < tr_ * tc; ++t) {
+#pragma omp task default(none) shared(ldp, ldc, col, l11, tr) firstprivate(t, tr_, tc, rows, k0, jb, w, K, J) if (tr_ * tc > 1)
     {
       const double s = trace_start(tr);
-      const int r0 = int((long long)rows * c / chunks), r1 = int((long long)rows * (c + 1) / chunks);
-      L::gemm(CblasNoTrans, CblasNoTrans, r1 - r0, w, jb, T(-1), l11 + jb + r0, ldp, col + k0, ldc, T(1),
-              col + k0 + jb + r0, ldc);
+      const int rc = t % tr_, cc = t / tr_;
+      const int r0 = int((long long)rows * rc / tr_), r1 = int((long long)rows * (rc + 1) / tr_);
+      const int c0 = int((long long)w * cc / tc), c1 = int((long long)w * (cc + 1) / tc);
+      L::gemm(CblasNoTrans, CblasNoTrans, r1 - r0, c1 - c0, jb, T(-1), l11 + jb + r0, ldp,
+              col + k0 + std::size_t(c0) * ldc, ldc, T(1), col + k0 + jb + r0 + std::size_t(c0) * ldc, ldc);
       if (tr) tr->add("gemm", K, J, s);
     }
   }
