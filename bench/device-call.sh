@@ -46,18 +46,18 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
 #    the DMMA update, the two-launch panel step to 768): every case on the small grid, the
 #    variable-size ones on the full grid; then the variable-size benchmark with that default.
 step t_small 120 env TINYBATCH_CUDA_TESTS=small $B/test_cuda_cholesky_large
-step t_vbatch 150 $B/test_cuda_cholesky_large "[vbatch]"
-step b_var 200 $B/bench_potrf_large --no-fixed --maxes 128,256,512 --types ds --csv $OUT/var.csv
+step b_var 150 $B/bench_potrf_large --no-fixed --maxes 256,512 --types ds --csv $OUT/var.csv
 grep -E "default|padded|lists|mma_split " $OUT/b_var.log | head -60
-# The work lists' kernels loop over items with shared memory reused between them: racecheck.
-step rc_vgemm 100 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool racecheck --error-exitcode 9 \
-  $B/test_cuda_cholesky_large "[vbatch][gemm]"
 # 2. CPU CALU on the 16 Xeon cores: each step's rest per block column (calu_narrow) and as one
 #    wide update (calu_wide), task priorities on (the panels' look-ahead) and off, with traces,
 #    and MKL in the same call (its rate moved between machines).
 step calu_cpu 110 env OMP_NUM_THREADS=16 $B/bench_calu_gpu --tall=400000x512,100000x1024,200000x1024,100000x2048 \
   --square=8192 --methods=calu_narrow,calu_wide,lapacke --b=128 --reps=2 --trace=$OUT/calu_cpu_trace.csv --csv=$OUT/calu_cpu.csv
 grep -E "^calu|^lapacke" $OUT/calu_cpu.log
+step t_vbatch 150 $B/test_cuda_cholesky_large "[vbatch]"
+# The work lists' kernels loop over items with shared memory reused between them: racecheck.
+step rc_vgemm 100 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool racecheck --error-exitcode 9 \
+  $B/test_cuda_cholesky_large "[vbatch][gemm]"
 step calu_cpu_prio 100 env OMP_NUM_THREADS=16 OMP_MAX_TASK_PRIORITY=2 $B/bench_calu_gpu --tall=400000x512,100000x1024,200000x1024,100000x2048 \
   --square=8192 --methods=calu_wide,calu_narrow --b=128 --reps=2 --trace=$OUT/calu_cpu_trace_prio.csv --csv=$OUT/calu_cpu_prio.csv
 grep -E "^calu" $OUT/calu_cpu_prio.log
