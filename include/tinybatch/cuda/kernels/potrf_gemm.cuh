@@ -730,7 +730,8 @@ void potrf_gemm_vbatch(CUstream_st* stream, const V& A, int* info, int nmax, int
                        int work_lists = -1) {
   namespace bk = blocked_kernels;
   const bool split = split_panel >= 0 ? split_panel > 0 : bk::cholesky_gemm_split(int(sizeof(T)), nmax);
-  const bool lists = split && (work_lists >= 0 ? work_lists > 0 : bk::cholesky_vbatch_lists(int(sizeof(T)), nmax));
+  const bool lists = split && (work_lists >= 0 ? work_lists > 0
+                                                : bk::cholesky_vbatch_lists(int(sizeof(T)), nmax, MMA && sizeof(T) == 8));
   const index_t count = A.count();
   if (count <= 0 || nmax <= 0) return;
   const index_t per = index_t(nmax) * NB;  // S of one matrix: nmax x NB, leading dimension nmax

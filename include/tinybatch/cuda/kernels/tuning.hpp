@@ -492,11 +492,15 @@ constexpr bool cholesky_vbatch_mma(int elem_bytes, int nmax) {
 
 /// Variable-size batches on the GEMM-updated path with the two-launch panel step: each step's
 /// live work as device-built lists walked by resident grids (vwork in potrf_gemm.cuh) rather
-/// than launches sized for the largest order. Off until measured on a GPU (bench_potrf_large
-/// rows gemm_nb32_*_lists against the same rows without).
-constexpr bool cholesky_vbatch_lists(int elem_bytes, int nmax) {
-  (void)elem_bytes, (void)nmax;
-  return false;
+/// than launches sized for the largest order; mma: the update on the tensor cores. H200, 3000
+/// matrices, ms, grid | lists, uniform / Gaussian sizes (bench/results/h200/
+/// potrf-var-lists-ff2755a.csv): float max 256 1.045 | 0.958, 0.969 | 0.846; 512 4.060 | 3.904,
+/// 3.470 | 3.190 (1.04 - 1.15x); double DMMA 256 1.323 | 1.323, 1.233 | 1.217; 512 5.524 |
+/// 5.381, 4.785 | 4.665 (1.00 - 1.03x); double FMA 256 1.389 | 1.467, 1.293 | 1.329; 512 6.068 |
+/// 6.596, 5.218 | 5.542 (0.92 - 0.97x: slower, not understood; not the default tile).
+constexpr bool cholesky_vbatch_lists(int elem_bytes, int nmax, bool mma) {
+  (void)nmax;
+  return elem_bytes == 4 || mma;
 }
 
 /// Variable-size batches under the default policy: one loop-inclusive launch (aggressive
