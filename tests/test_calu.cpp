@@ -161,10 +161,11 @@ result factor(const matrix<T>& a, calu::options o) {
   return r;
 }
 
-calu::options opts(int b, int row_blocks, int threads = 2, bool lookahead = true, int leaf_rows = 0, int wide = 0) {
+calu::options opts(int b, int row_blocks, int threads = 2, bool lookahead = true, int leaf_rows = 0, int wide = 0,
+                   int inverse = 0) {
   calu::options o;
   o.b = b, o.row_blocks = row_blocks, o.threads = threads, o.lookahead = lookahead, o.leaf_rows = leaf_rows;
-  o.wide_update = wide;
+  o.wide_update = wide, o.panel_inverse = inverse;
   return o;
 }
 
@@ -272,13 +273,13 @@ TEMPLATE_TEST_CASE("calu::getrf on random matrices: backward error, pivots, grow
   // With look-ahead, the rest of each step per block column and as one wide update.
   for (const shape& s : shapes)
     for (int threads : {1, 2, 3})
-      for (int mode : {0, 1, 2}) {  // look-ahead, look-ahead + wide update, none
-        const bool lookahead = mode < 2;
+      for (int mode : {0, 1, 2, 3}) {  // look-ahead, + wide update, none, + the panel by U11^-1
+        const bool lookahead = mode != 2;
         if (!lookahead && threads != 2) continue;
         INFO("m " << s.m << " n " << s.n << " b " << s.b << " P_r " << s.pr << " threads " << threads
-                  << " lookahead " << lookahead << " wide update " << (mode == 1));
+                  << " lookahead " << lookahead << " wide update " << (mode == 1) << " panel inverse " << (mode == 3));
         const matrix<T> a = random_matrix<T>(s.m, s.n, 3);
-        const result r = factor(a, opts(s.b, s.pr, threads, lookahead, 0, mode == 1));
+        const result r = factor(a, opts(s.b, s.pr, threads, lookahead, 0, mode == 1, mode == 3));
         CHECK(r.info == 0);
         // One small matrix's growth varies more than the mean's (below): 4x per matrix.
         CHECK_FACTOR(r, 4.0);
@@ -337,25 +338,27 @@ TEST_CASE("calu::getrf's tournament chooses other pivots than partial pivoting",
 
 TEMPLATE_TEST_CASE("calu::getrf on matrices that need pivoting", "[calu]", float, double) {
   using T = TestType;
-  for (int n : {64, 100}) {
-    INFO("n " << n);
+  for (int n : {64, 100})
+  for (int inv : {0, 1}) {  // TSLU's rows below by TRSM, by U11^-1
+    INFO("n " << n << " panel inverse " << inv);
+    const calu::options o = opts(16, 4, 2, true, 0, 0, inv);
     // Tiny leading rows: every pivot must come from below.
     matrix<T> a = random_matrix<T>(n, n);
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < n / 2; ++i) a(i, j) *= T(1e-6);
-    CHECK_FACTOR(factor(a, opts(16, 4)), 4.0);
+    CHECK_FACTOR(factor(a, o), 4.0);
     // A permuted identity plus a small perturbation: zero diagonal without pivoting.
     matrix<T> p(n, n);
     for (int j = 0; j < n; ++j) {
       for (int i = 0; i < n; ++i) p(i, j) = T(1e-3) * tinybatch_tests::uniform<T>();
       p((j * 7 + 3) % n, j) = T(1);
     }
-    CHECK_FACTOR(factor(p, opts(16, 4)), 4.0);
+    CHECK_FACTOR(factor(p, o), 4.0);
     // The rows reversed of an upper triangular matrix: each panel's pivots sit at its bottom.
     matrix<T> r(n, n);
     for (int j = 0; j < n; ++j)
       for (int i = 0; i <= j; ++i) r(n - 1 - i, j) = T(1) + tinybatch_tests::uniform<T>(0, 1);
-    const result rr = factor(r, opts(16, 4));
+    const result rr = factor(r, o);
     CHECK(rr.info == 0);
     CHECK_FACTOR(rr, 4.0);
   }
@@ -363,33 +366,35 @@ TEMPLATE_TEST_CASE("calu::getrf on matrices that need pivoting", "[calu]", float
 
 TEMPLATE_TEST_CASE("calu::getrf on ill-conditioned matrices", "[calu]", float, double) {
   using T = TestType;
-  for (double cond : {1e4, 1e12}) {
-    INFO("cond " << cond);
-    const matrix<T> a = ill_conditioned<T>(120, cond);
-    CHECK_FACTOR(factor(a, opts(16, 4)), 4.0);
-  }
+  for (double cond : {1e4, 1e12})
+    for (int inv : {0, 1}) {
+      INFO("cond " << cond << " panel inverse " << inv);
+      const matrix<T> a = ill_conditioned<T>(120, cond);
+      CHECK_FACTOR(factor(a, opts(16, 4, 2, true, 0, 0, inv)), 4.0);
+    }
 }
 
 TEMPLATE_TEST_CASE("calu::getrf on Wilkinson's, Foster's and Wright's matrices", "[calu]", float, double) {
   using T = TestType;
   // Their growth under partial pivoting is exponential; CALU's may differ from it but must
   // stay within 4x, and the backward error small.
-  for (int n : {24, 40}) {
-    INFO("n " << n);
+  for (int n : {24, 40})
+  for (int inv : {0, 1}) {  // TSLU's rows below by TRSM, by U11^-1
+    INFO("n " << n << " panel inverse " << inv);
     {
       INFO("Wilkinson");
-      CHECK_FACTOR(factor(wilkinson<T>(n), opts(8, 2)), 4.0);
+      CHECK_FACTOR(factor(wilkinson<T>(n), opts(8, 2, 2, true, 0, 0, inv)), 4.0);
     }
     {
       // Its growth under partial pivoting (1e6 at n = 24, 4e11 at 40) is in partial
       // pivoting's backward error too: CALU's within 4x of it (or < 30).
       INFO("Foster");
-      const result r = factor(foster<T>(n), opts(8, 2));
+      const result r = factor(foster<T>(n), opts(8, 2, 2, true, 0, 0, inv));
       CHECK_FACTOR_BOUND(r, 4.0, std::max(30.0, 4 * r.gepp_ratio));
     }
     {
       INFO("Wright");
-      CHECK_FACTOR(factor(wright<T>(n / 2), opts(8, 2)), 4.0);
+      CHECK_FACTOR(factor(wright<T>(n / 2), opts(8, 2, 2, true, 0, 0, inv)), 4.0);
     }
   }
   // Partial pivoting's growth on the Wilkinson matrix really is 2^(n-1): the check above
@@ -405,7 +410,7 @@ TEMPLATE_TEST_CASE("calu::getrf on singular matrices: info as getrf's, factoriza
       INFO("n " << n << ", zero column " << c);
       matrix<T> a = random_matrix<T>(n, n, 2);
       for (int i = 0; i < n; ++i) a(i, c) = T(0);
-      const result r = factor(a, opts(16, 4, 2, true, 0, c % 2));  // and the wide update
+      const result r = factor(a, opts(16, 4, 2, true, 0, c % 2, 1 - c % 2));  // wide update, panel inverse
       CHECK(r.info == c + 1);
       CHECK(r.info == r.gepp_info);
       CHECK_FACTOR(r, 4.0);

@@ -7,7 +7,7 @@
 // cuSOLVER dgetrf (matrix on the GPU).
 //
 //   bench_calu [--square=4096,8192] [--tall=100000x1024,...] [--methods=calu,calu_wide,calu_narrow,lapacke,panel,hybrid,hybrid_gpu,hybrid_gpu_cublas,cusolver]
-//              [--b=128,256] [--d=model,1,2,4] [--reps=2] [--threads=16] [--row-blocks=0] [--leaf-rows=0]
+//              [--b=128,256] [--d=model,1,2,4] [--reps=2] [--threads=16] [--row-blocks=0] [--leaf-rows=0] [--panel-inverse=-1]
 //              [--csv=out.csv] [--trace=trace.csv] [--no-check] [--max-cpu-n=16384]
 //
 // Each (shape, method, b, d) runs --reps times after one warm-up run on a fresh copy of the
@@ -20,7 +20,8 @@
 // (leaves, tree, panel LU and TRSM, updates, GEMM chunks) of its first shape and b. --methods=panel times one m x b panel:
 // TSLU on the threads, and OpenBLAS dgetrf of it (the CPU's panel rate, the hybrid's bound).
 // --leaf-rows: rows of each LU inside a TSLU leaf (0: the default, about 2 MiB; a number
-// above m: one LU per leaf, as before the leaves were split).
+// above m: one LU per leaf, as before the leaves were split). --panel-inverse=1 / 0: TSLU's
+// rows below the diagonal block by GEMMs with U11^-1 / by TRSM (default: the library's).
 #include <tinybatch/tasks/calu.hpp>
 #if defined(__CUDACC__)
 #include <cusolverDn.h>
@@ -80,7 +81,7 @@ struct config {
   std::vector<std::string> methods{"calu", "lapacke"};
   std::vector<int> bs{0};
   std::vector<std::string> ds{"model"};
-  int reps = 2, threads = 0, row_blocks = 0, leaf_rows = 0;
+  int reps = 2, threads = 0, row_blocks = 0, leaf_rows = 0, panel_inverse = -1;
   long max_cpu_n = 1L << 40;  // CPU methods only on shapes with n <= this
   bool check = true;
   std::string csv, trace;
@@ -189,6 +190,8 @@ int run(int argc, char** argv) {
       c.row_blocks = std::atoi(v);
     } else if (const char* v = val("--leaf-rows=")) {
       c.leaf_rows = std::atoi(v);
+    } else if (const char* v = val("--panel-inverse=")) {
+      c.panel_inverse = std::atoi(v);
     } else if (const char* v = val("--max-cpu-n=")) {
       c.max_cpu_n = std::atol(v);
     } else if (const char* v = val("--csv=")) {
@@ -244,7 +247,8 @@ int run(int argc, char** argv) {
     }
   };
   [[maybe_unused]] bool traced = false;
-  const std::string leaf_note = c.leaf_rows ? ", leaf rows " + std::to_string(c.leaf_rows) : "";
+  const std::string leaf_note = (c.leaf_rows ? ", leaf rows " + std::to_string(c.leaf_rows) : "") +
+                                (c.panel_inverse >= 0 ? ", panel inverse " + std::to_string(c.panel_inverse) : "");
 
   for (const shape& s : c.shapes) {
     const long m = s.m, n = s.n;
@@ -278,6 +282,7 @@ int run(int argc, char** argv) {
           // calu: the default; calu_wide / calu_narrow: each step's rest as one wide update or
           // one update per block column (options::wide_update).
           o.wide_update = method == "calu_wide" ? 1 : method == "calu_narrow" ? 0 : -1;
+          o.panel_inverse = c.panel_inverse;
           row r{method, m, n, b ? b : calu::default_block(int(m), int(n)), 0, 0, c.row_blocks ? c.row_blocks : threads,
                 1e30, 0, 0, 0, "CPU task graph" + leaf_note};
           const bool trace_this = !c.trace.empty() && !traced;
@@ -318,7 +323,8 @@ int run(int argc, char** argv) {
                 calu::detail::blas_single_threaded one;
 #pragma omp parallel num_threads(threads)
 #pragma omp single
-                r.info = calu::detail::tslu(int(m), bb, work.get(), int(m), ipiv.data(), rb, c.leaf_rows);
+                r.info = calu::detail::tslu(int(m), bb, work.get(), int(m), ipiv.data(), rb, c.leaf_rows, nullptr, 0,
+                                            c.panel_inverse);
               } else {
                 r.info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, int(m), bb, work.get(), int(m), ipiv.data());
               }

@@ -42,6 +42,9 @@ struct options {
   /// span all those columns (a row chunk each) rather than one update per block column.
   /// 1 on, 0 off, -1: wide_update_default.
   int wide_update = -1;
+  /// TSLU's rows below the diagonal block by GEMMs with U11^-1 (1) or by TRSM (0); -1:
+  /// detail::panel_inverse_default.
+  int panel_inverse = -1;
   int d = 0;           ///< hybrid only: block columns on the CPU (0: the model's d)
   bool trace = false;  ///< record every task's interval in the report's events
 };
@@ -127,8 +130,8 @@ void update_block_column(int m, const T* panel, int ldp, T* col, int ldc, const 
 /// global (1-based). Returns the first zero pivot (global, 1-based), 0 if none.
 template <class T>
 int factor_panel(int m, T* panel, int ld, int* ipiv, int k0, int jb, int row_blocks, int leaf_rows,
-                 tracer* tr = nullptr, int K = 0) {
-  const int pinfo = tslu(m - k0, jb, panel + k0, ld, ipiv + k0, row_blocks, leaf_rows, tr, K);
+                 tracer* tr = nullptr, int K = 0, int inverse = -1) {
+  const int pinfo = tslu(m - k0, jb, panel + k0, ld, ipiv + k0, row_blocks, leaf_rows, tr, K, inverse);
   for (int i = 0; i < jb; ++i) ipiv[k0 + i] += k0;
   return pinfo ? k0 + pinfo : 0;
 }
@@ -219,12 +222,13 @@ int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}, repor
   if (opt.trace && rep) traced.emplace(threads);
   detail::tracer* tr = traced ? &*traced : nullptr;
 
+  const int inverse = opt.panel_inverse;
   auto panel = [&](int K) {
-#pragma omp task default(none) shared(info, a, ipiv, tr) firstprivate(K, m, n, lda, mn, b, row_blocks, leaf_rows) depend(inout : col[K]) priority(detail::panel_priority)
+#pragma omp task default(none) shared(info, a, ipiv, tr) firstprivate(K, m, n, lda, mn, b, row_blocks, leaf_rows, inverse) depend(inout : col[K]) priority(detail::panel_priority)
     {
       const int k0 = K * b, jb = std::min(b, mn - k0);
       T* pc = a + std::size_t(k0) * lda;
-      const int pinfo = detail::factor_panel(m, pc, lda, ipiv, k0, jb, row_blocks, leaf_rows, tr, K);
+      const int pinfo = detail::factor_panel(m, pc, lda, ipiv, k0, jb, row_blocks, leaf_rows, tr, K, inverse);
       // A wide matrix's last block column: the columns right of the panel.
       const int rest = std::min(b, n - k0) - jb;
       if (rest > 0)

@@ -38,6 +38,8 @@ struct lapack<double> {
                    int lda, const double* b, int ldb, double beta, double* c, int ldc) {
     cblas_dgemm(CblasColMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
+  /// Inverse of an upper triangular matrix in place (non-unit diagonal).
+  static int trtri_upper(int n, double* a, int lda) { return LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'U', 'N', n, a, lda); }
 };
 
 template <>
@@ -60,6 +62,7 @@ struct lapack<float> {
                    int lda, const float* b, int ldb, float beta, float* c, int ldc) {
     cblas_sgemm(CblasColMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
+  static int trtri_upper(int n, float* a, int lda) { return LAPACKE_strtri_work(LAPACK_COL_MAJOR, 'U', 'N', n, a, lda); }
 };
 
 /// OpenBLAS's own threads off while the task graph runs (host/blocked/blas_threads.hpp).

@@ -142,14 +142,42 @@ candidates leaf_candidates(const T* a, int lda, int jb, int r0, int r1, int chun
   return c;
 }
 
+/// Whether TSLU's rows below the diagonal block are solved by a GEMM with U11^-1 (tslu's
+/// `inverse` = -1). Why a GEMM: the traces on 16 Xeon cores put a third of a tall
+/// factorization in those TRSMs, which ran at about 12 GFLOP/s a core against 34 for the
+/// updates' GEMMs. Off until measured there.
+inline bool panel_inverse_default(int mp, int jb) {
+  (void)mp, (void)jb;
+  return false;
+}
+
+/// L21 = A21 U11^-1 on rows [r0, r1) of the panel's rows below the diagonal block, by GEMMs
+/// with `uinv` (U11^-1, jb x jb) on runs of rows copied to a buffer (GEMM is not in place).
+template <class T>
+void solve_rows_by_inverse(T* a, int lda, int jb, const T* uinv, int r0, int r1) {
+  using L = lapack<T>;
+  constexpr int run = 1024;  // rows per GEMM: the run's copy (1 MiB at jb = 128) stays in cache
+  thread_local std::vector<T> buf;
+  buf.resize(std::size_t(run) * jb);
+  for (int s = r0; s < r1; s += run) {
+    const int rows = std::min(run, r1 - s);
+    T* const src = a + jb + s;
+    for (int c = 0; c < jb; ++c)
+      std::copy(src + std::size_t(c) * lda, src + std::size_t(c) * lda + rows, buf.data() + std::size_t(c) * rows);
+    L::gemm(CblasNoTrans, CblasNoTrans, rows, jb, jb, T(1), buf.data(), rows, uinv, jb, T(0), src, lda);
+  }
+}
+
 /// The tournament's row interchanges and the panel's LU, in place: a is mp x jb (mp >= jb),
 /// ipiv gets jb LAPACK interchanges (1-based, relative to the panel's first row). Returns
 /// the first zero pivot (1-based, relative), 0 if none. row_blocks is P_r: at most that many
 /// leaves, each of at least jb rows; leaf_rows: rows of each LU inside a leaf (0: default_leaf_rows;
 /// mp or more: one LU per leaf). tr, K: the trace, if any, and the panel's number in it.
+/// inverse: the rows below the diagonal block by GEMMs with U11^-1 (1), by TRSM (0), or
+/// panel_inverse_default (-1); TRSM where U11 has a zero pivot.
 template <class T>
 int tslu(int mp, int jb, T* a, int lda, int* ipiv, int row_blocks, int leaf_rows = 0, tracer* tr = nullptr,
-         int K = 0) {
+         int K = 0, int inverse = -1) {
   using L = lapack<T>;
   if (jb <= 0) return 0;
   const int leaves = std::max(1, std::min(row_blocks, mp / jb));
@@ -219,12 +247,22 @@ int tslu(int mp, int jb, T* a, int lda, int* ipiv, int row_blocks, int leaf_rows
   // L21 = A21 U11^-1, one task per row block.
   const int below = mp - jb;
   const int chunks = std::max(1, std::min(leaves, below / std::max(jb, 64)));
+  std::vector<T> uinv;
+  if (info == 0 && below > 0 && (inverse >= 0 ? inverse > 0 : panel_inverse_default(mp, jb))) {
+    uinv.assign(std::size_t(jb) * jb, T(0));
+    for (int c = 0; c < jb; ++c)
+      std::copy(a + std::size_t(c) * lda, a + std::size_t(c) * lda + c + 1, uinv.data() + std::size_t(c) * jb);
+    if (L::trtri_upper(jb, uinv.data(), jb) != 0) uinv.clear();
+  }
+  const T* const ui = uinv.empty() ? nullptr : uinv.data();
   for (int c = 0; c < chunks; ++c) {
-#pragma omp task default(none) shared(a, lda, jb, below, chunks, tr) firstprivate(c, K) priority(panel_priority)
+#pragma omp task default(none) shared(a, lda, jb, below, chunks, tr) firstprivate(c, K, ui) priority(panel_priority)
     {
       const double s = trace_start(tr);
       const int r0 = int((long long)below * c / chunks), r1 = int((long long)below * (c + 1) / chunks);
-      if (r1 > r0)
+      if (r1 > r0 && ui)
+        solve_rows_by_inverse(a, lda, jb, ui, r0, r1);
+      else if (r1 > r0)
         L::trsm(CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, r1 - r0, jb, T(1), a, lda,
                 a + jb + r0, lda);
       if (tr) tr->add("panel_trsm", K, c, s);
