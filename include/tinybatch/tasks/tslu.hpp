@@ -143,9 +143,12 @@ candidates leaf_candidates(const T* a, int lda, int jb, int r0, int r1, int chun
 }
 
 /// Whether TSLU's rows below the diagonal block are solved by a GEMM with U11^-1 (tslu's
-/// `inverse` = -1). Why a GEMM: the traces on 16 Xeon cores put a third of a tall
-/// factorization in those TRSMs, which ran at about 12 GFLOP/s a core against 34 for the
-/// updates' GEMMs. Off until measured there.
+/// `inverse` = -1). Why try: the traces on 16 Xeon cores put a third of a tall factorization
+/// in those TRSMs (400000 x 512 on the H200 machine: 2.27 of 6.2 busy core-seconds, about
+/// 12 GFLOP/s a core, against 38 for the updates' GEMMs); the GEMM does twice TRSM's
+/// flops, so it wins only at more than twice TRSM's rate. On the 2-core EPYC VM it does
+/// not (one 400000 x 128 panel: 0.20 - 0.25 s by TRSM, 0.27 by GEMM, 0.24 by TRMM with
+/// U11^-1). Off until measured on the Xeon.
 inline bool panel_inverse_default(int mp, int jb) {
   (void)mp, (void)jb;
   return false;
