@@ -38,9 +38,9 @@ struct options {
   int leaf_rows = 0;   ///< rows of each LU inside a TSLU leaf (0: about 2 MiB of the panel)
   int threads = 0;     ///< OpenMP threads of the task graph (0: omp_get_max_threads())
   bool lookahead = true;  ///< create update (K, K+1) and panel K+1 before the rest of step K
-  /// With lookahead: the rest of step K (block columns K + 2 ..) as one update whose GEMMs
-  /// span all those columns (a row chunk each) rather than one update per block column.
-  /// 1 on, 0 off, -1: wide_update_default.
+  /// With lookahead: the rest of step K (block columns K + 2 ..) as one update whose GEMM
+  /// tiles span up to all those columns rather than one update per block column. 1 on, 0
+  /// off, -1: wide_update_default.
   int wide_update = -1;
   /// TSLU's rows below the diagonal block by GEMMs with U11^-1 (1) or by TRSM (0); -1:
   /// detail::panel_inverse_default.
@@ -138,9 +138,9 @@ int factor_panel(int m, T* panel, int ld, int* ipiv, int k0, int jb, int row_blo
 
 /// The rest of step K in one task (options::wide_update): the interchanges and TRSM on column
 /// chunks of about 256, then the GEMM in tiles of up to the whole width w, so the GEMMs have
-/// up to w columns instead of b (a rank-b update of b columns packs its operands for 2 b^2 flops a
-/// row; of w columns, 2 b w), and L(K)'s rows are read once per tile column instead of once
-/// per block column. Child tasks of the caller's task.
+/// up to w columns instead of b (a rank-b update of b columns packs its operands for 2 b^2
+/// flops a row; of w columns, 2 b w), and L(K)'s rows are read once per tile column instead
+/// of once per block column. Child tasks of the caller's task.
 template <class T>
 void update_wide(int m, const T* panel, int ldp, T* col, int ldc, const int* ipiv, int k0, int jb, int w,
                  int threads, tracer* tr = nullptr, int K = 0, int J = 0) {
@@ -165,13 +165,13 @@ void update_wide(int m, const T* panel, int ldp, T* col, int ldc, const int* ipi
   // small tail rather than a whole chunk; columns cut at ~512 (each tile's GEMM packs its
   // columns of U again), rows at ~256.
   const int tiles = std::max(1, std::min(4 * threads, int((long long)rows * w / (256 * 256))));
-  const int tc = std::max(1, std::min(tiles, w / 512)), tr_ = std::max(1, std::min(rows / 256, tiles / tc));
-  for (int t = 0; t < tr_ * tc; ++t) {
-#pragma omp task default(none) shared(ldp, ldc, col, l11, tr) firstprivate(t, tr_, tc, rows, k0, jb, w, K, J) if (tr_ * tc > 1)
+  const int tc = std::max(1, std::min(tiles, w / 512)), nr = std::max(1, std::min(rows / 256, tiles / tc));
+  for (int t = 0; t < nr * tc; ++t) {
+#pragma omp task default(none) shared(ldp, ldc, col, l11, tr) firstprivate(t, nr, tc, rows, k0, jb, w, K, J) if (nr * tc > 1)
     {
       const double s = trace_start(tr);
-      const int rc = t % tr_, cc = t / tr_;
-      const int r0 = int((long long)rows * rc / tr_), r1 = int((long long)rows * (rc + 1) / tr_);
+      const int rc = t % nr, cc = t / nr;
+      const int r0 = int((long long)rows * rc / nr), r1 = int((long long)rows * (rc + 1) / nr);
       const int c0 = int((long long)w * cc / tc), c1 = int((long long)w * (cc + 1) / tc);
       L::gemm(CblasNoTrans, CblasNoTrans, r1 - r0, c1 - c0, jb, T(-1), l11 + jb + r0, ldp,
               col + k0 + std::size_t(c0) * ldc, ldc, T(1), col + k0 + jb + r0 + std::size_t(c0) * ldc, ldc);
