@@ -213,7 +213,7 @@ int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}, repor
   const detail::plan p = detail::make_plan(m, n, opt);
   const int mn = p.mn, b = p.b, threads = p.threads, row_blocks = p.row_blocks, leaf_rows = p.leaf_rows,
             nb = p.nb, np = p.np;
-  std::vector<char> deps(nb);  // one dependence object per block column
+  std::vector<char> deps(nb + 1);  // one dependence object per block column, one for the rests
   char* col = deps.data();
   int info = 0;
   detail::blas_single_threaded one_thread_blas;
@@ -240,12 +240,11 @@ int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}, repor
   };
   const bool wide = opt.lookahead && (opt.wide_update >= 0 ? opt.wide_update > 0 : wide_update_default(m, n));
   // Block columns K + 2 .. of step K in one task (wide). Its dependence objects: col[K + 2]
-  // (so update (K + 1, K + 2) waits for it) stands for all those columns, and `rests` chains
+  // (so update (K + 1, K + 2) waits for it) stands for all those columns, and col[nb] chains
   // the steps' rests (each writes the columns of the next one's). Every later reader of a
   // column J > K + 2 waits on col[J], written by a later rest or update of the chain.
-  char rests = 0;
   auto update_rest = [&](int K) {
-#pragma omp task default(none) shared(a, ipiv, tr, col, rests) firstprivate(K, m, n, lda, mn, b, threads) depend(in : col[K]) depend(inout : col[K + 2], rests)
+#pragma omp task default(none) shared(a, ipiv, tr, col) firstprivate(K, m, n, lda, mn, b, nb, threads) depend(in : col[K]) depend(inout : col[K + 2], col[nb])
     {
       const int k0 = K * b, jb = std::min(b, mn - k0), c0 = (K + 2) * b;
       detail::update_wide(m, a + std::size_t(k0) * lda, lda, a + std::size_t(c0) * lda, lda, ipiv, k0, jb, n - c0,
