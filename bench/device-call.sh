@@ -61,6 +61,13 @@ grep -E "^calu|^lapacke" $OUT/calu_cpu.log
 step calu_cpu_inv 80 env OMP_NUM_THREADS=16 $B/bench_calu_gpu --tall=400000x512,100000x1024,200000x1024,100000x2048 \
   --square=8192 --methods=calu_narrow,calu_wide --b=128 --reps=2 --panel-inverse=1 --csv=$OUT/calu_cpu_inv.csv
 grep -E "^calu" $OUT/calu_cpu_inv.log
+# 3. The variable-size update tile under Nsight Compute: one factorization's list launches
+#    (double, DMMA, max 512), to see what bounds it (L2, latency, occupancy).
+step ncu_vgemm 120 ncu --kernel-name-base demangled --kernel-name "regex:potrf_vgemm_kernel<double, 32, false, true, true" \
+  --launch-skip 60 --launch-count 12 --kill on --section SpeedOfLight --section Occupancy --section LaunchStats \
+  --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
+  $B/bench_potrf_large --no-fixed --maxes 512 --types d
+grep -E "Duration|Memory Throughput|Compute \(SM\)|L2 Cache Throughput|Achieved Occupancy|Registers Per|Grid Size" $OUT/ncu_vgemm.log | head -40
 step t_vbatch 150 $B/test_cuda_cholesky_large "[vbatch]"
 # The work lists' kernels loop over items with shared memory reused between them: racecheck.
 step rc_vgemm 100 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool racecheck --error-exitcode 9 \
@@ -71,7 +78,7 @@ grep -E "^calu" $OUT/calu_cpu_prio.log
 step mkl 60 python3 bench/calu/mkl_getrf.py --square=8192 --tall=400000x512,100000x1024,200000x1024,100000x2048 --reps=2 \
   --csv=$OUT/mkl.csv
 tail -6 $OUT/mkl.log
-# 3. memcheck of the whole Cholesky test file on the small grid (the new table's routing).
+# 4. memcheck of the whole Cholesky test file on the small grid (the new table's routing).
 step mc_all 150 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool memcheck --error-exitcode 9 \
   $B/test_cuda_cholesky_large
 # The device tool brings back only a few files per call: everything goes back as one tarball.
