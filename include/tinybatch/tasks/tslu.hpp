@@ -148,7 +148,9 @@ candidates leaf_candidates(const T* a, int lda, int jb, int r0, int r1, int chun
 /// 12 GFLOP/s a core, against 38 for the updates' GEMMs); the GEMM does twice TRSM's
 /// flops, so it wins only at more than twice TRSM's rate. On the 2-core EPYC VM it does
 /// not (one 400000 x 128 panel: 0.20 - 0.25 s by TRSM, 0.27 by GEMM, 0.24 by TRMM with
-/// U11^-1). Off until measured on the Xeon.
+/// U11^-1). Nor on 16 Xeon cores (H100 machine, bench/results/h100/calu-panel-inv*-24e7d22.csv):
+/// one 400000 x 128 panel 0.0505 s by TRSM, 0.0658 by GEMM; whole tall factorizations 2 - 9%
+/// longer. Off.
 inline bool panel_inverse_default(int mp, int jb) {
   (void)mp, (void)jb;
   return false;
