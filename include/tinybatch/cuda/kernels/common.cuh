@@ -457,6 +457,36 @@ unsigned resident_grid(Kernel* kernel, int threads, unsigned blocks) {
 
 namespace tinybatch::cuda::fast_kernels {
 
+/// cp.async of 4 or 8 bytes from global to shared memory (sm_80+), bypassing registers.
+template <class T>
+__device__ __forceinline__ void copy_async(T* smem, const T* gmem) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+  const unsigned s = unsigned(__cvta_generic_to_shared(smem));
+  if constexpr (sizeof(T) == 8)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(s), "l"(gmem) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void copy_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+/// Waits until at most `Pending` of this thread's committed groups are still in flight.
+template <int Pending>
+__device__ __forceinline__ void copy_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
+/// cp.async of one element, or zeros where `valid` is false (no bytes read: the source size
+/// is 0, and gmem need only be some valid address).
+template <class T>
+__device__ __forceinline__ void copy_async_or_zero(T* smem, const T* gmem, bool valid) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+  const unsigned s = unsigned(__cvta_generic_to_shared(smem));
+  const int bytes = valid ? int(sizeof(T)) : 0;
+  if constexpr (sizeof(T) == 8)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes) : "memory");
+}
+
 /// Thread-block size for a kernel that keeps `bytes_per_matrix` bytes of static shared
 /// memory per matrix (segments of w lanes): the tuned size, cut (by whole warps) until the
 /// block's matrices fit in 48 KiB.

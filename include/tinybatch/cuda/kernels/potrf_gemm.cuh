@@ -379,6 +379,7 @@ template <class T, int NB>
 struct vgemm_fma {
   static constexpr int pad = 1;  // shared rows of vgemm_rows + 1 and NB + 1 elements
   static constexpr int RM = vgemm_rows / 16, RN = NB / 8;
+  static constexpr int stage_elems = 0;  // the store goes from registers
   T acc[RM][RN] = {};
   template <int LDA, int LDB>
   __device__ __forceinline__ void chunk(const T* sa, const T* sb, int t) {
@@ -397,7 +398,7 @@ struct vgemm_fma {
     }
   }
   /// Rows r0.. of S (m rows, w columns in all) into s.
-  __device__ __forceinline__ void store(T* s, int lds, int r0, int m, int w, int t) const {
+  __device__ __forceinline__ void store(T* s, int lds, int r0, int m, int w, int t, T*) const {
     const int tr = t % 16, tc = t / 16;
 #pragma unroll
     for (int x = 0; x < RM; ++x)
@@ -421,6 +422,7 @@ template <int NB>
 struct vgemm_mma {
   static constexpr int pad = 4;
   static constexpr int FN = NB / 8, LDST = vgemm_rows + 4;
+  static constexpr int stage_elems = NB * LDST;  // the tile on its way out, column-major
   static_assert(vgemm_rows == 16 * (vgemm_threads / 32) && NB % 8 == 0 && vgemm_kc % 4 == 0, "vgemm_mma: tile");
   nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 8, 8, 4, double> c[2][FN];
   __device__ __forceinline__ vgemm_mma() {
@@ -448,9 +450,9 @@ struct vgemm_mma {
       }
     }
   }
-  __device__ __forceinline__ void store(double* s, int lds, int r0, int m, int w, int t) const {
+  /// stage: stage_elems of shared memory (the chunks' buffer: every chunk has been used).
+  __device__ __forceinline__ void store(double* s, int lds, int r0, int m, int w, int t, double* stage) const {
     using namespace nvcuda;
-    __shared__ __align__(32) double stage[NB * LDST];  // the tile, column-major
     const int v = t / 32;
 #pragma unroll
     for (int x = 0; x < 2; ++x)
@@ -484,7 +486,8 @@ struct vgemm_tile_of<double, NB, true> {
 /// Tile y of matrix base + i: rows vgemm_rows * y .. of its S. Matrices that ended (order <= j,
 /// or failed at an earlier panel) leave at once. L's chunks go through shared memory, the
 /// next chunk's loads issued before the current one's arithmetic (MMA: on the tensor cores,
-/// double only; float takes the FMA tile either way).
+/// double only; float takes the FMA tile either way): by cp.async into a second buffer
+/// (vgemm_async: no registers hold the loads in flight), or through registers.
 template <class T, int NB, bool UPPER, bool MMA, class V>
 __device__ __forceinline__ void vgemm_tile(const V& A, index_t base, index_t count, const int* info, T* S, int lds,
                                            index_t s_stride, int j, index_t i, int y) {
@@ -492,10 +495,13 @@ __device__ __forceinline__ void vgemm_tile(const V& A, index_t base, index_t cou
   constexpr int MT = vgemm_rows, KC = vgemm_kc, TPB = vgemm_threads;
   constexpr int LA = MT * KC / TPB, LB = NB * KC / TPB;  // elements each thread loads
   constexpr int LDA = MT + tile::pad, LDB = NB + tile::pad;
+  constexpr int CH = KC * (LDA + LDB);                   // one chunk of L in shared memory
+  constexpr bool ASYNC = vgemm_async_v<sizeof(T), MMA>;
+  constexpr int BUF = (ASYNC ? 2 : 1) * CH;
   static_assert(NB % 8 == 0 && NB % KC == 0 && MT % 16 == 0 && LA * TPB == MT * KC && LB * TPB == NB * KC,
                 "potrf_vgemm_kernel: tile");
-  __shared__ __align__(32) T sa[KC * LDA];
-  __shared__ __align__(32) T sb[KC * LDB];
+  // The chunks, then the tile's way out (both stay within one block's 48 KiB).
+  __shared__ __align__(32) T sm[BUF > tile::stage_elems ? BUF : tile::stage_elems];
   const index_t k = base + i;
   if (k >= count) return;
   const int prev = info[k];
@@ -507,44 +513,80 @@ __device__ __forceinline__ void vgemm_tile(const V& A, index_t base, index_t cou
   const int m = n - j, w = m < NB ? m : NB;
   const T* const L = a.data + (UPPER ? index_t(j) * a.ld : index_t(j));  // L(j, 0)
   const int t = threadIdx.x;
-  T ra[LA], rb[LB];
-  const auto load = [&](int p0) {
-#pragma unroll
-    for (int q = 0; q < LA; ++q) {
-      const auto [r, p] = vgemm_element<UPPER, KC, MT>(t + q * TPB);
-      ra[q] = r0 + r < m ? *factor_at<UPPER>(L, a.ld, r0 + r, p0 + p) : T(0);
-    }
-#pragma unroll
-    for (int q = 0; q < LB; ++q) {
-      const auto [r, p] = vgemm_element<UPPER, KC, NB>(t + q * TPB);
-      rb[q] = r < w ? *factor_at<UPPER>(L, a.ld, r, p0 + p) : T(0);
-    }
-  };
   tile acc;
-  load(0);
-  for (int p0 = 0; p0 < j; p0 += KC) {  // j is a multiple of NB, hence of KC
+  if constexpr (ASYNC) {
+    // Chunk p0 into buffer b: rows past the matrix read nothing and land as zeros.
+    const auto issue = [&](int p0, int b) {
+      T* const sa = sm + b * CH;
+      T* const sb = sa + KC * LDA;
 #pragma unroll
-    for (int q = 0; q < LA; ++q) {
-      const auto [r, p] = vgemm_element<UPPER, KC, MT>(t + q * TPB);
-      sa[p * LDA + r] = ra[q];
-    }
+      for (int q = 0; q < LA; ++q) {
+        const auto [r, p] = vgemm_element<UPPER, KC, MT>(t + q * TPB);
+        const bool ok = r0 + r < m;
+        fast_kernels::copy_async_or_zero(sa + p * LDA + r, ok ? factor_at<UPPER>(L, a.ld, r0 + r, p0 + p) : L, ok);
+      }
 #pragma unroll
-    for (int q = 0; q < LB; ++q) {
-      const auto [r, p] = vgemm_element<UPPER, KC, NB>(t + q * TPB);
-      sb[p * LDB + r] = rb[q];
+      for (int q = 0; q < LB; ++q) {
+        const auto [r, p] = vgemm_element<UPPER, KC, NB>(t + q * TPB);
+        const bool ok = r < w;
+        fast_kernels::copy_async_or_zero(sb + p * LDB + r, ok ? factor_at<UPPER>(L, a.ld, r, p0 + p) : L, ok);
+      }
+      fast_kernels::copy_async_commit();
+    };
+    issue(0, 0);
+    int b = 0;
+    for (int p0 = 0; p0 < j; p0 += KC, b ^= 1) {  // j is a multiple of NB, hence of KC
+      if (p0 + KC < j) {
+        issue(p0 + KC, b ^ 1);  // the other buffer: its chunk was used before the last barrier
+        fast_kernels::copy_async_wait<1>();
+      } else {
+        fast_kernels::copy_async_wait<0>();
+      }
+      __syncthreads();
+      acc.template chunk<LDA, LDB>(sm + b * CH, sm + b * CH + KC * LDA, t);
+      __syncthreads();
     }
-    __syncthreads();
-    if (p0 + KC < j) load(p0 + KC);
-    acc.template chunk<LDA, LDB>(sa, sb, t);
-    __syncthreads();
+  } else {
+    T* const sa = sm;
+    T* const sb = sm + KC * LDA;
+    T ra[LA], rb[LB];
+    const auto load = [&](int p0) {
+#pragma unroll
+      for (int q = 0; q < LA; ++q) {
+        const auto [r, p] = vgemm_element<UPPER, KC, MT>(t + q * TPB);
+        ra[q] = r0 + r < m ? *factor_at<UPPER>(L, a.ld, r0 + r, p0 + p) : T(0);
+      }
+#pragma unroll
+      for (int q = 0; q < LB; ++q) {
+        const auto [r, p] = vgemm_element<UPPER, KC, NB>(t + q * TPB);
+        rb[q] = r < w ? *factor_at<UPPER>(L, a.ld, r, p0 + p) : T(0);
+      }
+    };
+    load(0);
+    for (int p0 = 0; p0 < j; p0 += KC) {  // j is a multiple of NB, hence of KC
+#pragma unroll
+      for (int q = 0; q < LA; ++q) {
+        const auto [r, p] = vgemm_element<UPPER, KC, MT>(t + q * TPB);
+        sa[p * LDA + r] = ra[q];
+      }
+#pragma unroll
+      for (int q = 0; q < LB; ++q) {
+        const auto [r, p] = vgemm_element<UPPER, KC, NB>(t + q * TPB);
+        sb[p * LDB + r] = rb[q];
+      }
+      __syncthreads();
+      if (p0 + KC < j) load(p0 + KC);
+      acc.template chunk<LDA, LDB>(sa, sb, t);
+      __syncthreads();
+    }
   }
-  acc.store(S + i * s_stride, lds, r0, m, w, t);
+  acc.store(S + i * s_stride, lds, r0, m, w, t, sm);
 }
 
 /// The update's launch: block (x, y) for matrix base + x, rows vgemm_rows * y .. of S;
 /// LIST: the blocks loop over the step's items (vwork).
 template <class T, int NB, bool UPPER, bool MMA, bool LIST = false, class V>
-__global__ void __launch_bounds__(vgemm_threads)
+__global__ void __launch_bounds__(vgemm_threads, vgemm_min_blocks(sizeof(T), MMA))
     potrf_vgemm_kernel(V A, index_t base, index_t count, const int* info, T* S, int lds, index_t s_stride, int j,
                        const vwork* items = nullptr, const int* total = nullptr) {
   if constexpr (LIST) {

@@ -224,23 +224,6 @@ struct solve_slot {
   int piv[N];
 };
 
-/// cp.async of 4 or 8 bytes from global to shared memory (sm_80+), bypassing registers.
-template <class T>
-__device__ __forceinline__ void copy_async(T* smem, const T* gmem) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8);
-  const unsigned s = unsigned(__cvta_generic_to_shared(smem));
-  if constexpr (sizeof(T) == 8)
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(s), "l"(gmem) : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void copy_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-/// Waits until at most `Pending` of this thread's committed groups are still in flight.
-template <int Pending>
-__device__ __forceinline__ void copy_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
-}
-
 /// One warp per matrix (N > 16), THREADS / 32 warps a block, each looping over the matrices
 /// k, k + gridDim.x * THREADS / 32, ...; launch at most as many blocks as fit at once.
 template <class T, int N, int NRHS, int THREADS, int MINB, solve_kind K, class AtA, class AtB>

@@ -503,6 +503,36 @@ constexpr bool cholesky_vbatch_lists(int elem_bytes, int nmax, bool mma) {
   return elem_bytes == 4 || mma;
 }
 
+/// Variable-size batches on the GEMM-updated path: the update tile's register cap, as blocks
+/// of vgemm_threads per SM (__launch_bounds__'s second argument of potrf_vgemm_kernel). Without
+/// a cap the DMMA tile took 164 registers, 3 blocks (12 warps) an SM, and Nsight Compute saw
+/// it stall on latency with DRAM half busy (H100, max 512, bench/results/h100/ncu-vgemm-24e7d22.txt).
+/// 4 blocks fit 128 registers without spills in every instantiation; 5 spill a little.
+/// A tuning build may set TINYBATCH_TUNE_VGEMM_MIN_BLOCKS.
+constexpr int vgemm_min_blocks(int elem_bytes, bool mma) {
+#ifdef TINYBATCH_TUNE_VGEMM_MIN_BLOCKS
+  (void)elem_bytes, (void)mma;
+  return TINYBATCH_TUNE_VGEMM_MIN_BLOCKS;
+#else
+  (void)elem_bytes, (void)mma;
+  return 1;
+#endif
+}
+
+/// Variable-size batches on the GEMM-updated path: the update tile's next chunk of L in flight
+/// by cp.async into a second shared buffer (true) or held in registers (false, 12 values a
+/// thread). A tuning build may set TINYBATCH_TUNE_VGEMM_ASYNC (0 or 1).
+constexpr bool vgemm_async(int elem_bytes, bool mma) {
+  (void)elem_bytes, (void)mma;
+#ifdef TINYBATCH_TUNE_VGEMM_ASYNC
+  return TINYBATCH_TUNE_VGEMM_ASYNC != 0;
+#else
+  return false;
+#endif
+}
+template <int ElemBytes, bool Mma>
+inline constexpr bool vgemm_async_v = vgemm_async(ElemBytes, Mma);  // for device code
+
 /// Variable-size batches under the default policy: one loop-inclusive launch (aggressive
 /// early exit, greedy) up to a largest order of 128 in double and 256 in float, per-panel
 /// launches (aggressive, lazy) beyond. H100, bench_potrf_large, ms, per-panel | inclusive,
