@@ -503,35 +503,38 @@ constexpr bool cholesky_vbatch_lists(int elem_bytes, int nmax, bool mma) {
   return elem_bytes == 4 || mma;
 }
 
-/// Variable-size batches on the GEMM-updated path: the update tile's register cap, as blocks
-/// of vgemm_threads per SM (__launch_bounds__'s second argument of potrf_vgemm_kernel). Without
-/// a cap the DMMA tile took 164 registers, 3 blocks (12 warps) an SM, and Nsight Compute saw
-/// it stall on latency with DRAM half busy (H100, max 512, bench/results/h100/ncu-vgemm-24e7d22.txt).
-/// 4 blocks fit 128 registers without spills in every instantiation; 5 spill a little.
-/// A tuning build may set TINYBATCH_TUNE_VGEMM_MIN_BLOCKS.
-constexpr int vgemm_min_blocks(int elem_bytes, bool mma) {
-#ifdef TINYBATCH_TUNE_VGEMM_MIN_BLOCKS
-  (void)elem_bytes, (void)mma;
-  return TINYBATCH_TUNE_VGEMM_MIN_BLOCKS;
-#else
-  (void)elem_bytes, (void)mma;
-  return 1;
-#endif
-}
-
-/// Variable-size batches on the GEMM-updated path: the update tile's next chunk of L in flight
-/// by cp.async into a second shared buffer (true) or held in registers (false, 12 values a
-/// thread). A tuning build may set TINYBATCH_TUNE_VGEMM_ASYNC (0 or 1).
+/// Variable-size batches on the GEMM-updated path, the update tile (potrf_vgemm_kernel): its
+/// next chunk of L in flight by cp.async into a second shared buffer (async) or held in
+/// registers (12 values a thread), and its register cap as blocks of vgemm_threads per SM
+/// (__launch_bounds__'s second argument; 0: none). Without a cap the DMMA tile took 164
+/// registers, 3 blocks (12 warps) an SM, and Nsight Compute saw it wait on latency with DRAM
+/// half busy (H100, max 512, bench/results/h100/ncu-vgemm-24e7d22.txt). A cap of 4 fits 128
+/// registers without spills in every instantiation; 5 and 6 spill a little. H100, 3000
+/// matrices, ms, default path, uniform / Gaussian sizes, two rounds in one call
+/// (bench/results/h100/potrf-var-vgemm-ab-24e7d22.csv): double max 512, registers uncapped
+/// 5.91 / 5.07, registers cap 4 5.66 / 4.91, cp.async cap 4 5.57 / 4.84, cp.async cap 5
+/// 5.68 / 4.93, cap 6 6.28 / 5.35; max 256 1.331 / 1.177 -> 1.279 / 1.127 (cp.async cap 4);
+/// float max 512 4.02 / 3.27 -> 3.85 / 3.15, 256 0.978 / 0.846 -> 0.946 / 0.825. cp.async with
+/// a cap of 4: 1.03 - 1.06x everywhere. A tuning build may set TINYBATCH_TUNE_VGEMM_ASYNC (0 or
+/// 1) and TINYBATCH_TUNE_VGEMM_MIN_BLOCKS.
 constexpr bool vgemm_async(int elem_bytes, bool mma) {
   (void)elem_bytes, (void)mma;
 #ifdef TINYBATCH_TUNE_VGEMM_ASYNC
   return TINYBATCH_TUNE_VGEMM_ASYNC != 0;
 #else
-  return false;
+  return true;
 #endif
 }
 template <int ElemBytes, bool Mma>
 inline constexpr bool vgemm_async_v = vgemm_async(ElemBytes, Mma);  // for device code
+constexpr int vgemm_min_blocks(int elem_bytes, bool mma) {
+  (void)elem_bytes, (void)mma;
+#ifdef TINYBATCH_TUNE_VGEMM_MIN_BLOCKS
+  return TINYBATCH_TUNE_VGEMM_MIN_BLOCKS;
+#else
+  return 4;
+#endif
+}
 
 /// Variable-size batches under the default policy: one loop-inclusive launch (aggressive
 /// early exit, greedy) up to a largest order of 128 in double and 256 in float, per-panel
