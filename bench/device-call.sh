@@ -42,44 +42,30 @@ step() {  # name seconds command...: runs it with the smaller of its limit and w
 }
 nvidia-smi -L
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
-# 1. The Cholesky tests on the tuning table (variable sizes above 128 on the GEMM path with
-#    the DMMA update, the two-launch panel step to 768, work lists): every case on the small
-#    grid; then the variable-size benchmark with that default.
+# 1. The Cholesky tests on the tuning table (the variable-size update tile by cp.async with a
+#    register cap of 4): every case on the small grid; then the variable-size benchmark.
 step t_small 120 env TINYBATCH_CUDA_TESTS=small $B/test_cuda_cholesky_large
 step b_var 150 $B/bench_potrf_large --no-fixed --maxes 256,512 --types ds --csv $OUT/var.csv
 grep -E "default|padded|lists|mma_split " $OUT/b_var.log | head -60
-# 2. CPU CALU on the 16 Xeon cores: TSLU's rows below by TRSM and by U11^-1 (one panel, then
-#    whole factorizations), with and without task priorities; MKL in the same call.
-for inv in 0 1; do
-  step calu_panel_inv$inv 40 env OMP_NUM_THREADS=16 $B/bench_calu_gpu --tall=400000x128,100000x128 --methods=panel --b=128 \
-    --reps=3 --panel-inverse=$inv --csv=$OUT/calu_panel_inv$inv.csv
-  grep panel_tslu $OUT/calu_panel_inv$inv.log
-done
-step calu_cpu 110 env OMP_NUM_THREADS=16 $B/bench_calu_gpu --tall=400000x512,100000x1024,200000x1024,100000x2048 \
-  --square=8192 --methods=calu_narrow,calu_wide,lapacke --b=128 --reps=2 --panel-inverse=0 --trace=$OUT/calu_cpu_trace.csv --csv=$OUT/calu_cpu.csv
-grep -E "^calu|^lapacke" $OUT/calu_cpu.log
-step calu_cpu_inv 80 env OMP_NUM_THREADS=16 $B/bench_calu_gpu --tall=400000x512,100000x1024,200000x1024,100000x2048 \
-  --square=8192 --methods=calu_narrow,calu_wide --b=128 --reps=2 --panel-inverse=1 --csv=$OUT/calu_cpu_inv.csv
-grep -E "^calu" $OUT/calu_cpu_inv.log
-# 3. The variable-size update tile under Nsight Compute: one factorization's list launches
-#    (double, DMMA, max 512), to see what bounds it (L2, latency, occupancy).
-step ncu_vgemm 120 ncu --kernel-name-base demangled --kernel-name "regex:potrf_vgemm_kernel<double, 32, false, true, true" \
-  --launch-skip 60 --launch-count 12 --kill on --section SpeedOfLight --section Occupancy --section LaunchStats \
-  --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
-  $B/bench_potrf_large --no-fixed --maxes 512 --types d
-grep -E "Duration|Memory Throughput|Compute \(SM\)|L2 Cache Throughput|Achieved Occupancy|Registers Per|Grid Size" $OUT/ncu_vgemm.log | head -40
-step t_vbatch 150 $B/test_cuda_cholesky_large "[vbatch]"
-# The work lists' kernels loop over items with shared memory reused between them: racecheck.
+# 2. Where the variable-size path's time goes on this GPU (kernel durations of a few
+#    factorizations, double, max 512; caches and clocks left alone).
+step ncu_times 60 ncu --cache-control none --clock-control none --kernel-name-base demangled \
+  --kernel-name 'regex:vbatch_view<double>' --launch-count 320 --kill on --csv --page raw \
+  --metrics gpu__time_duration.sum $B/bench_potrf_large --no-fixed --maxes 512 --types d
+# 3. Sanitizers on the table: racecheck of the GEMM path's case (the tile's two shared
+#    buffers), memcheck of the whole file (small grid).
 step rc_vgemm 100 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool racecheck --error-exitcode 9 \
   $B/test_cuda_cholesky_large "[vbatch][gemm]"
+step mc_all 150 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool memcheck --error-exitcode 9 \
+  $B/test_cuda_cholesky_large
+# 4. The whole file on the full grid (never run on this table).
+step t_full 220 $B/test_cuda_cholesky_large
+# 5. CPU CALU on the 16 Xeon cores with task priorities, MKL in the same call.
 step calu_cpu_prio 100 env OMP_NUM_THREADS=16 OMP_MAX_TASK_PRIORITY=2 $B/bench_calu_gpu --tall=400000x512,100000x1024,200000x1024,100000x2048 \
-  --square=8192 --methods=calu_wide,calu_narrow --b=128 --reps=2 --panel-inverse=0 --trace=$OUT/calu_cpu_trace_prio.csv --csv=$OUT/calu_cpu_prio.csv
-grep -E "^calu" $OUT/calu_cpu_prio.log
+  --square=8192 --methods=calu_narrow,lapacke --b=128 --reps=2 --trace=$OUT/calu_cpu_trace_prio.csv --csv=$OUT/calu_cpu_prio.csv
+grep -E "^calu|^lapacke" $OUT/calu_cpu_prio.log
 step mkl 60 python3 bench/calu/mkl_getrf.py --square=8192 --tall=400000x512,100000x1024,200000x1024,100000x2048 --reps=2 \
   --csv=$OUT/mkl.csv
 tail -6 $OUT/mkl.log
-# 4. memcheck of the whole Cholesky test file on the small grid (the new table's routing).
-step mc_all 150 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool memcheck --error-exitcode 9 \
-  $B/test_cuda_cholesky_large
 # The device tool brings back only a few files per call: everything goes back as one tarball.
 tar -C "$OUT" -czf /tmp/device-out.tgz . && rm -rf "${OUT:?}"/* && mv /tmp/device-out.tgz "$OUT/"
