@@ -8,7 +8,8 @@
 #   bench_calu_gpu, and copies them and this script into build-bin/ (git-ignored, ~13 MiB).
 # There, through the device tool, with carry [".device-deps", "build-bin"]:
 #   source .device-deps/env.sh; TB_COMMIT=$(git rev-parse --short HEAD) bash build-bin/device-call.sh
-# TB_DEADLINE (seconds, default 570) keeps the call inside the tool's 600-second limit.
+# TB_DEADLINE (seconds, default 570) keeps the call inside the tool's 600-second limit;
+# TB_ONLY="name name ..." runs only the steps named.
 set -u
 if [ "${1:-}" = --stage ]; then
   set -e
@@ -33,6 +34,7 @@ step() {  # name seconds command...: runs it with the smaller of its limit and w
   local n=$1 t=$2
   shift 2
   local l=$((dl - $(date +%s)))
+  if [[ -n "${TB_ONLY:-}" && ! " $TB_ONLY " =~ " $n " ]]; then echo "== $n not asked"; return; fi
   if [ $l -lt 25 ]; then echo "== $n skipped ($l s left)"; return; fi
   [ $t -gt $l ] && t=$l
   echo "== $n $(date +%T) limit $t"
