@@ -44,30 +44,23 @@ step() {  # name seconds command...: runs it with the smaller of its limit and w
 }
 nvidia-smi -L
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
-# 1. The Cholesky tests on the tuning table (the variable-size update tile by cp.async with a
-#    register cap of 4): every case on the small grid; then the variable-size benchmark.
-step t_small 120 env TINYBATCH_CUDA_TESTS=small $B/test_cuda_cholesky_large
-step b_var 150 $B/bench_potrf_large --no-fixed --maxes 256,512 --types ds --csv $OUT/var.csv
-grep -E "default|padded|lists|mma_split " $OUT/b_var.log | head -60
-# 2. Where the variable-size path's time goes on this GPU (kernel durations of a few
-#    factorizations, double, max 512; caches and clocks left alone).
-step ncu_times 60 ncu --cache-control none --clock-control none --kernel-name-base demangled \
-  --kernel-name 'regex:vbatch_view<double>' --launch-count 320 --kill on --csv --page raw \
-  --metrics gpu__time_duration.sum $B/bench_potrf_large --no-fixed --maxes 512 --types d
-# 3. Sanitizers on the table: racecheck of the GEMM path's case (the tile's two shared
-#    buffers), memcheck of the whole file (small grid).
-step rc_vgemm 100 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool racecheck --error-exitcode 9 \
+# 1. The fused variable-size step (forced, split -5 / -6 in the tests): the GEMM-updated
+#    path's case on the small grid, racecheck and memcheck of it; then the variable-size bench.
+step t_fused 90 env TINYBATCH_CUDA_TESTS=small $B/test_cuda_cholesky_large "[vbatch][gemm]"
+step rc_fused 100 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool racecheck --error-exitcode 9 \
   $B/test_cuda_cholesky_large "[vbatch][gemm]"
-step mc_all 150 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool memcheck --error-exitcode 9 \
-  $B/test_cuda_cholesky_large
-# 4. The whole file on the full grid (never run on this table).
-step t_full 220 $B/test_cuda_cholesky_large
-# 5. CPU CALU on the 16 Xeon cores with task priorities, MKL in the same call.
-step calu_cpu_prio 100 env OMP_NUM_THREADS=16 OMP_MAX_TASK_PRIORITY=2 $B/bench_calu_gpu --tall=400000x512,100000x1024,200000x1024,100000x2048 \
-  --square=8192 --methods=calu_narrow,lapacke --b=128 --reps=2 --trace=$OUT/calu_cpu_trace_prio.csv --csv=$OUT/calu_cpu_prio.csv
-grep -E "^calu|^lapacke" $OUT/calu_cpu_prio.log
-step mkl 60 python3 bench/calu/mkl_getrf.py --square=8192 --tall=400000x512,100000x1024,200000x1024,100000x2048 --reps=2 \
-  --csv=$OUT/mkl.csv
-tail -6 $OUT/mkl.log
+step mc_fused 100 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool memcheck --error-exitcode 9 \
+  $B/test_cuda_cholesky_large "[vbatch][gemm]"
+step b_var 150 $B/bench_potrf_large --no-fixed --maxes 256,512 --types ds --csv $OUT/var.csv
+grep -E "default|padded|lists|fused" $OUT/b_var.log | head -60
+# The fused step against the split one between 256 and 512 (the crossover).
+step b_cross 150 $B/bench_potrf_large --no-fixed --maxes 320,384,448 --types d --csv $OUT/cross.csv
+grep -E "mma_split_lists|mma_fused" $OUT/b_cross.log
+# 2. Where the fused path's time goes (kernel durations, double, max 512).
+step ncu_times 60 ncu --cache-control none --clock-control none --kernel-name-base demangled \
+  --kernel-name 'regex:vfused_kernel<double, \(int\)32, \(bool\)0, \(bool\)1, \(bool\)0, \(bool\)1' --launch-count 64 --kill on --csv --page raw \
+  --metrics gpu__time_duration.sum $B/bench_potrf_large --no-fixed --maxes 512 --types d
+# 3. The variable-size cases on the full grid.
+step t_full 200 $B/test_cuda_cholesky_large "[vbatch]"
 # The device tool brings back only a few files per call: everything goes back as one tarball.
 tar -C "$OUT" -czf /tmp/device-out.tgz . && rm -rf "${OUT:?}"/* && mv /tmp/device-out.tgz "$OUT/"

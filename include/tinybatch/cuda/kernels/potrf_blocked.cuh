@@ -289,6 +289,10 @@ struct cholesky_options {
   /// device-built lists (potrf_gemm_vbatch's work_lists), 0 sizes launches for the largest
   /// order, -1: the tuning table's choice (cholesky_vbatch_lists).
   int vbatch_lists = -1;
+  /// Variable-size batches on the GEMM-updated path: 1 runs each panel step fused (the update,
+  /// the diagonal block and the rows below in two launches, no workspace), 2 the same in one
+  /// cooperative launch, 0 split, -1: the tuning table's choice (cholesky_vbatch_fused).
+  int vbatch_fused = -1;
 };
 
 template <class K>
@@ -378,12 +382,12 @@ void potrf(CUstream_st* stream, uplo u, const V& A, int* info, int nmax, cholesk
                           bk::cholesky_vbatch_gemm(int(sizeof(T)), nmax))) {
       if constexpr (std::is_same_v<T, double>)  // DMMA: double only
         if (o.vgemm_mma > 0 || (o.vgemm_mma < 0 && bk::cholesky_vbatch_mma(int(sizeof(T)), nmax))) {
-          u == uplo::upper ? potrf_gemm_vbatch<T, 32, true, true>(stream, A, info, nmax, -1, o.vbatch_lists)
-                           : potrf_gemm_vbatch<T, 32, false, true>(stream, A, info, nmax, -1, o.vbatch_lists);
+          u == uplo::upper ? potrf_gemm_vbatch<T, 32, true, true>(stream, A, info, nmax, -1, o.vbatch_lists, o.vbatch_fused)
+                           : potrf_gemm_vbatch<T, 32, false, true>(stream, A, info, nmax, -1, o.vbatch_lists, o.vbatch_fused);
           return;
         }
-      u == uplo::upper ? potrf_gemm_vbatch<T, 32, true>(stream, A, info, nmax, -1, o.vbatch_lists)
-                       : potrf_gemm_vbatch<T, 32, false>(stream, A, info, nmax, -1, o.vbatch_lists);
+      u == uplo::upper ? potrf_gemm_vbatch<T, 32, true>(stream, A, info, nmax, -1, o.vbatch_lists, o.vbatch_fused)
+                       : potrf_gemm_vbatch<T, 32, false>(stream, A, info, nmax, -1, o.vbatch_lists, o.vbatch_fused);
       return;
     }
     if (!o.named && o.shape < 0) o.inclusive = bk::cholesky_vbatch_inclusive(int(sizeof(T)), nmax);

@@ -189,16 +189,25 @@ struct vwork {
   int i, y;
 };
 /// Items' kinds: the update's tiles of vgemm_rows rows, the diagonal blocks, the row groups of
-/// gemm_panel_threads rows below them.
-enum vwork_kind { vwork_update = 0, vwork_diag = 1, vwork_trsm = 2 };
+/// gemm_panel_threads rows below them (the split step); the fused step's tiles below its head
+/// tile (vwork_rest, y from 1; the head tiles are the diagonal blocks' list).
+enum vwork_kind { vwork_update = 0, vwork_diag = 1, vwork_trsm = 2, vwork_rest = 3, vwork_kinds = 4 };
+/// The lists each step needs: the split step's, the fused step's.
+inline constexpr unsigned vwork_split = 1u << vwork_update | 1u << vwork_diag | 1u << vwork_trsm;
+inline constexpr unsigned vwork_fused = 1u << vwork_diag | 1u << vwork_rest;
 inline constexpr int vgemm_rows = 64;  // rows of S per update tile (potrf_vgemm_kernel)
 /// Items of one matrix of order n at panel j (w = its width NB or what is left).
 TINYBATCH_HD inline int vwork_items(int kind, int n, int j, int NB) {
   if (j >= n) return 0;
   if (kind == vwork_update) return j > 0 ? (n - j + vgemm_rows - 1) / vgemm_rows : 0;
   if (kind == vwork_diag) return 1;
+  if (kind == vwork_rest) return (n - j - 1) / vgemm_rows;
   const int below = n - j - (n - j < NB ? n - j : NB);
   return (below + gemm_panel_threads - 1) / gemm_panel_threads;
+}
+/// The same where kinds (a vwork_split / vwork_fused mask) leaves the kind out: none.
+TINYBATCH_HD inline int vwork_items(unsigned kinds, int kind, int n, int j, int NB) {
+  return kinds >> kind & 1u ? vwork_items(kind, n, j, NB) : 0;
 }
 
 /// Builds the lists of every panel step for matrices base .. base + cnt (one thread each):
@@ -210,16 +219,16 @@ TINYBATCH_HD inline int vwork_items(int kind, int n, int j, int NB) {
 /// gave them info = -2).
 template <class V>
 __global__ void vwork_build_kernel(V A, index_t base, int cnt, int nmax, int NB, int steps, index_t cap,
-                                   vwork* items, int* total) {
+                                   unsigned kinds, vwork* items, int* total) {
   const int i = int(blockIdx.x) * blockDim.x + int(threadIdx.x), lane = int(threadIdx.x) % 32;
   int n = i < cnt ? A[base + i].rows() : 0;
   if (n > nmax) n = 0;
   index_t start = 0;
-  for (int q = 0; q < 3; ++q)
+  for (int q = 0; q < vwork_kinds; ++q)
     for (int p = 0; p < steps; ++p) {
       vwork* const list = items + start;  // this step's list
-      start += cap * vwork_items(q, nmax, p * NB, NB);
-      const int mine = vwork_items(q, n, p * NB, NB);
+      start += cap * vwork_items(kinds, q, nmax, p * NB, NB);
+      const int mine = vwork_items(kinds, q, n, p * NB, NB);
       int incl = mine;  // the warp's inclusive prefix of its items
 #pragma unroll
       for (int o = 1; o < 32; o *= 2) {
@@ -232,7 +241,8 @@ __global__ void vwork_build_kernel(V A, index_t base, int cnt, int nmax, int NB,
       if (lane == 31) at = atomicAdd(total + q * steps + p, sum);
       at = __shfl_sync(0xffffffffu, at, 31) + incl - mine;
       vwork* const out = list + at;
-      for (int y = 0; y < mine; ++y) out[y] = vwork{i, y};
+      const int y0 = q == vwork_rest;  // the fused step's head tile is the diagonal blocks' item
+      for (int y = 0; y < mine; ++y) out[y] = vwork{i, y0 + y};
     }
 }
 
@@ -397,6 +407,15 @@ struct vgemm_fma {
         for (int y = 0; y < RN; ++y) acc[x][y] += av[x] * bv[y];
     }
   }
+  /// The tile into shared memory, column-major, leading dimension LDS (the fused step).
+  template <int LDS>
+  __device__ __forceinline__ void to_shared(T* st, int t) const {
+    const int tr = t % 16, tc = t / 16;
+#pragma unroll
+    for (int x = 0; x < RM; ++x)
+#pragma unroll
+      for (int y = 0; y < RN; ++y) st[(tc + 8 * y) * LDS + tr + 16 * x] = acc[x][y];
+  }
   /// Rows r0.. of S (m rows, w columns in all) into s.
   __device__ __forceinline__ void store(T* s, int lds, int r0, int m, int w, int t, T*) const {
     const int tr = t % 16, tc = t / 16;
@@ -450,6 +469,16 @@ struct vgemm_mma {
       }
     }
   }
+  template <int LDS>
+  __device__ __forceinline__ void to_shared(double* st, int t) const {
+    static_assert(LDS % 4 == 0, "vgemm_mma: 32-byte aligned fragments");
+    const int v = t / 32;
+#pragma unroll
+    for (int x = 0; x < 2; ++x)
+#pragma unroll
+      for (int y = 0; y < FN; ++y)
+        nvcuda::wmma::store_matrix_sync(st + 8 * y * LDS + 16 * v + 8 * x, c[x][y], LDS, nvcuda::wmma::mem_col_major);
+  }
   /// stage: stage_elems of shared memory (the chunks' buffer: every chunk has been used).
   __device__ __forceinline__ void store(double* s, int lds, int r0, int m, int w, int t, double* stage) const {
     using namespace nvcuda;
@@ -481,39 +510,28 @@ struct vgemm_tile_of<double, NB, true> {
   using type = vgemm_mma<NB>;
 };
 
-/// Variable-size batches: panel j's update S = L(j:n, 0:j) L(j:j+w, 0:j)^T of each matrix by
-/// its own order, read on the device (cuBLAS's batched GEMMs take their sizes from the host).
-/// Tile y of matrix base + i: rows vgemm_rows * y .. of its S. Matrices that ended (order <= j,
-/// or failed at an earlier panel) leave at once. L's chunks go through shared memory, the
-/// next chunk's loads issued before the current one's arithmetic (MMA: on the tensor cores,
-/// double only; float takes the FMA tile either way): by cp.async into a second buffer
-/// (vgemm_async: no registers hold the loads in flight), or through registers.
-template <class T, int NB, bool UPPER, bool MMA, class V>
-__device__ __forceinline__ void vgemm_tile(const V& A, index_t base, index_t count, const int* info, T* S, int lds,
-                                           index_t s_stride, int j, index_t i, int y) {
+/// The update tile's shared memory: the chunks of L (two with cp.async), elements.
+template <class T, int NB, bool MMA>
+struct vgemm_smem {
   using tile = typename vgemm_tile_of<T, NB, MMA>::type;
+  static constexpr int LDA = vgemm_rows + tile::pad, LDB = NB + tile::pad;
+  static constexpr int CH = vgemm_kc * (LDA + LDB);  // one chunk of L
+  static constexpr int BUF = (vgemm_async_v<sizeof(T), MMA> ? 2 : 1) * CH;
+};
+
+/// acc += rows r0 .. r0 + vgemm_rows of L(j:n, 0:j) L(j:j+w, 0:j)^T (zeros past m = n - j
+/// rows and w columns); L = &L(j, 0); sm: vgemm_smem's BUF elements. Every thread of the
+/// block calls it; it ends with a barrier, after which sm is free.
+template <class T, int NB, bool UPPER, bool MMA, class Tile>
+__device__ __forceinline__ void vgemm_accumulate(Tile& acc, const T* L, int ld, int m, int w, int r0, int j, int t,
+                                                 T* sm) {
+  using mem = vgemm_smem<T, NB, MMA>;
   constexpr int MT = vgemm_rows, KC = vgemm_kc, TPB = vgemm_threads;
   constexpr int LA = MT * KC / TPB, LB = NB * KC / TPB;  // elements each thread loads
-  constexpr int LDA = MT + tile::pad, LDB = NB + tile::pad;
-  constexpr int CH = KC * (LDA + LDB);                   // one chunk of L in shared memory
+  constexpr int LDA = mem::LDA, LDB = mem::LDB, CH = mem::CH;
   constexpr bool ASYNC = vgemm_async_v<sizeof(T), MMA>;
-  constexpr int BUF = (ASYNC ? 2 : 1) * CH;
   static_assert(NB % 8 == 0 && NB % KC == 0 && MT % 16 == 0 && LA * TPB == MT * KC && LB * TPB == NB * KC,
                 "potrf_vgemm_kernel: tile");
-  // The chunks, then the tile's way out (both stay within one block's 48 KiB).
-  __shared__ __align__(32) T sm[BUF > tile::stage_elems ? BUF : tile::stage_elems];
-  const index_t k = base + i;
-  if (k >= count) return;
-  const int prev = info[k];
-  if (prev != 0 && prev <= j) return;
-  const auto a = A[k];
-  const int n = a.rows();
-  const int r0 = y * MT;
-  if (j + r0 >= n) return;
-  const int m = n - j, w = m < NB ? m : NB;
-  const T* const L = a.data + (UPPER ? index_t(j) * a.ld : index_t(j));  // L(j, 0)
-  const int t = threadIdx.x;
-  tile acc;
   if constexpr (ASYNC) {
     // Chunk p0 into buffer b: rows past the matrix read nothing and land as zeros.
     const auto issue = [&](int p0, int b) {
@@ -523,13 +541,13 @@ __device__ __forceinline__ void vgemm_tile(const V& A, index_t base, index_t cou
       for (int q = 0; q < LA; ++q) {
         const auto [r, p] = vgemm_element<UPPER, KC, MT>(t + q * TPB);
         const bool ok = r0 + r < m;
-        fast_kernels::copy_async_or_zero(sa + p * LDA + r, ok ? factor_at<UPPER>(L, a.ld, r0 + r, p0 + p) : L, ok);
+        fast_kernels::copy_async_or_zero(sa + p * LDA + r, ok ? factor_at<UPPER>(L, ld, r0 + r, p0 + p) : L, ok);
       }
 #pragma unroll
       for (int q = 0; q < LB; ++q) {
         const auto [r, p] = vgemm_element<UPPER, KC, NB>(t + q * TPB);
         const bool ok = r < w;
-        fast_kernels::copy_async_or_zero(sb + p * LDB + r, ok ? factor_at<UPPER>(L, a.ld, r, p0 + p) : L, ok);
+        fast_kernels::copy_async_or_zero(sb + p * LDB + r, ok ? factor_at<UPPER>(L, ld, r, p0 + p) : L, ok);
       }
       fast_kernels::copy_async_commit();
     };
@@ -554,12 +572,12 @@ __device__ __forceinline__ void vgemm_tile(const V& A, index_t base, index_t cou
 #pragma unroll
       for (int q = 0; q < LA; ++q) {
         const auto [r, p] = vgemm_element<UPPER, KC, MT>(t + q * TPB);
-        ra[q] = r0 + r < m ? *factor_at<UPPER>(L, a.ld, r0 + r, p0 + p) : T(0);
+        ra[q] = r0 + r < m ? *factor_at<UPPER>(L, ld, r0 + r, p0 + p) : T(0);
       }
 #pragma unroll
       for (int q = 0; q < LB; ++q) {
         const auto [r, p] = vgemm_element<UPPER, KC, NB>(t + q * TPB);
-        rb[q] = r < w ? *factor_at<UPPER>(L, a.ld, r, p0 + p) : T(0);
+        rb[q] = r < w ? *factor_at<UPPER>(L, ld, r, p0 + p) : T(0);
       }
     };
     load(0);
@@ -580,6 +598,35 @@ __device__ __forceinline__ void vgemm_tile(const V& A, index_t base, index_t cou
       __syncthreads();
     }
   }
+}
+
+/// Variable-size batches: panel j's update S = L(j:n, 0:j) L(j:j+w, 0:j)^T of each matrix by
+/// its own order, read on the device (cuBLAS's batched GEMMs take their sizes from the host).
+/// Tile y of matrix base + i: rows vgemm_rows * y .. of its S. Matrices that ended (order <= j,
+/// or failed at an earlier panel) leave at once. L's chunks go through shared memory, the
+/// next chunk's loads issued before the current one's arithmetic (MMA: on the tensor cores,
+/// double only; float takes the FMA tile either way): by cp.async into a second buffer
+/// (vgemm_async: no registers hold the loads in flight), or through registers.
+template <class T, int NB, bool UPPER, bool MMA, class V>
+__device__ __forceinline__ void vgemm_tile(const V& A, index_t base, index_t count, const int* info, T* S, int lds,
+                                           index_t s_stride, int j, index_t i, int y) {
+  using mem = vgemm_smem<T, NB, MMA>;
+  using tile = typename mem::tile;
+  // The chunks, then the tile's way out (both stay within one block's 48 KiB).
+  __shared__ __align__(32) T sm[mem::BUF > tile::stage_elems ? mem::BUF : tile::stage_elems];
+  const index_t k = base + i;
+  if (k >= count) return;
+  const int prev = info[k];
+  if (prev != 0 && prev <= j) return;
+  const auto a = A[k];
+  const int n = a.rows();
+  const int r0 = y * vgemm_rows;
+  if (j + r0 >= n) return;
+  const int m = n - j, w = m < NB ? m : NB;
+  const T* const L = a.data + (UPPER ? index_t(j) * a.ld : index_t(j));  // L(j, 0)
+  const int t = threadIdx.x;
+  tile acc;
+  vgemm_accumulate<T, NB, UPPER, MMA>(acc, L, a.ld, m, w, r0, j, t, sm);
   acc.store(S + i * s_stride, lds, r0, m, w, t, sm);
 }
 
@@ -598,6 +645,197 @@ __global__ void __launch_bounds__(vgemm_threads, vgemm_min_blocks(sizeof(T), MMA
     }
   } else {
     vgemm_tile<T, NB, UPPER, MMA>(A, base, count, info, S, lds, s_stride, j, blockIdx.x, int(blockIdx.y));
+  }
+}
+
+/// The fused step's flags (one a matrix, the steps whose diagonal block is stored): the head
+/// tile publishes with a release store after its block's stores, the tiles below wait with
+/// acquire loads (CUTLASS's semaphore pattern: one thread waits, then a barrier).
+__device__ __forceinline__ int load_acquire(const int* p) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
+  int v;
+  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+#else
+  const int v = *static_cast<const volatile int*>(p);
+  __threadfence();
+  return v;
+#endif
+}
+__device__ __forceinline__ void store_release(int* p, int v) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
+  asm volatile("st.release.gpu.global.s32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+#else
+  __threadfence();
+  *static_cast<volatile int*>(p) = v;
+#endif
+}
+
+/// The fused step's shared memory (one set a block, whichever tile it runs).
+template <class T, int NB, bool MMA>
+struct vfused_shared {
+  using mem = vgemm_smem<T, NB, MMA>;
+  static constexpr int LDS = vgemm_rows + 4;  // the stage: the tile's A - S, column-major (WMMA: a multiple of 4)
+  static constexpr int LDR = NB + 2;          // the diagonal block, row-major (rows 16-byte aligned: pair loads)
+  // The chunks, then the stage (every chunk used by then).
+  __align__(32) T sm[mem::BUF > NB * LDS ? mem::BUF : NB * LDS];
+  __align__(16) T sL[NB * LDR];
+  __align__(16) T bc[2][NB];
+  T rcp[NB];
+  int fail;
+};
+
+/// Variable-size batches, the fused panel step (no workspace S): a tile of vgemm_rows rows of
+/// panel j accumulates their update (vgemm_accumulate), subtracts it from A in shared memory
+/// and finishes the rows there. HEAD, the tile at the top of the panel (y = 0): one warp
+/// factors the diagonal block (warp_potf2) and sets info, then the tile solves its rows below
+/// the block against it; the other tiles (y >= 1) solve theirs against the block the head
+/// stored, up to this panel's failing column if any. ready (one launch for the whole step):
+/// the head publishes ready[i] = j / NB + 1 when its stores are done, the other tiles wait for
+/// it between their update and their solve; null: the head tiles ran in a launch before.
+/// Each element is written once, when final, as in the split step: a matrix failing in this
+/// panel at column f gets its columns left of f and the failing pivot; the rest keeps its
+/// input. Why: the split step's update writes S and its TRSM launch reads A and S and writes
+/// L, four passes over the panel's rows where these tiles make two.
+template <class T, int NB, bool UPPER, bool MMA, bool HEAD, class V>
+__device__ __forceinline__ void vfused_tile(const V& A, index_t base, index_t count, int* info, int j, index_t i,
+                                            int y, int* ready, vfused_shared<T, NB, MMA>& sh) {
+  using mem = vgemm_smem<T, NB, MMA>;
+  using tile = typename mem::tile;
+  constexpr int MT = vgemm_rows, TPB = vgemm_threads;
+  constexpr int LDS = vfused_shared<T, NB, MMA>::LDS, LDR = vfused_shared<T, NB, MMA>::LDR;
+  static_assert(NB <= 32 && NB % 2 == 0 && MT >= 32 && MT <= TPB, "vfused_tile: shape");
+  const index_t k = base + i;
+  if (k >= count) return;
+  int prev = info[k];
+  if (prev != 0 && prev <= j) return;
+  const auto a = A[k];
+  const int n = a.rows();
+  const int r0 = y * MT;
+  if (j + r0 >= n) return;
+  const int m = n - j, w = m < NB ? m : NB, ld = a.ld;
+  T* const P = a.data + j + index_t(j) * ld;                            // A(j, j)
+  const T* const L = a.data + (UPPER ? index_t(j) * ld : index_t(j));  // L(j, 0)
+  const int t = threadIdx.x;
+  T* const st = sh.sm;
+  T* const sL = sh.sL;
+  if (j > 0) {
+    tile acc;
+    vgemm_accumulate<T, NB, UPPER, MMA>(acc, L, ld, m, w, r0, j, t, sh.sm);
+    acc.template to_shared<LDS>(st, t);
+    __syncthreads();
+  }
+  // Element e of the tile, along the storage's contiguous direction (rows of the lower factor,
+  // columns of the upper one).
+  const auto at = [](int e) { return UPPER ? vgemm_at{e / NB, e % NB} : vgemm_at{e % MT, e / MT}; };
+  // st = A - S: zeros past the matrix, past w columns, and right of the diagonal block's diagonal.
+  for (int e = t; e < MT * NB; e += TPB) {
+    const auto [r, c] = at(e);
+    const bool in = r0 + r < m && c < w && !(HEAD && c > r);
+    const T s = j > 0 ? st[c * LDS + r] : T(0);
+    st[c * LDS + r] = in ? *factor_at<UPPER>(P, ld, r0 + r, c) - s : T(0);
+  }
+  __syncthreads();
+  int failed;
+  if constexpr (HEAD) {
+    if (t < 32) {
+      T row[NB];
+#pragma unroll
+      for (int c = 0; c < NB; ++c) row[c] = st[c * LDS + t];
+      const int f = warp_potf2<true>(row, sh.bc, t, w, sh.rcp);
+      if (t < w)
+#pragma unroll
+        for (int c = 0; c < NB; ++c)
+          if (c <= t) st[c * LDS + t] = row[c], sL[t * LDR + c] = row[c];
+      if (t == 0) {
+        sh.fail = f;
+        if (f < w) info[k] = j + f + 1;
+      }
+    }
+    __syncthreads();
+    failed = sh.fail;
+  } else {
+    if (ready) {
+      // The head's diagonal block and info: loads that bypass L1 after the acquire.
+      if (t == 0)
+        while (load_acquire(ready + i) <= j / NB) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
+          __nanosleep(64);
+#endif
+        }
+      __syncthreads();
+      prev = __ldcg(info + k);
+    }
+    // The diagonal block the head stored, its rows up to this panel's failure.
+    failed = prev != 0 ? prev - 1 - j : w;
+    for (int e = t; e < NB * NB; e += TPB) {
+      const int rr = UPPER ? e / NB : e % NB, cc = UPPER ? e % NB : e / NB;
+      if (cc <= rr && rr < failed) sL[rr * LDR + cc] = __ldcg(factor_at<UPPER>(P, ld, rr, cc));
+    }
+    __syncthreads();
+    if (t < failed) sh.rcp[t] = T(1) / sL[t * LDR + t];
+    __syncthreads();
+  }
+  // The rows below the diagonal block: X L11^T = A - S by substitution, one row a thread.
+  if (t < MT && (!HEAD || t >= w) && r0 + t < m) {
+    T x[NB];
+#pragma unroll
+    for (int c = 0; c < NB; ++c) x[c] = st[c * LDS + t];
+#pragma unroll
+    for (int c = 0; c < NB; ++c) {
+      if (c >= failed) break;
+      T v = x[c];
+      const T* const lr = sL + c * LDR;
+#pragma unroll
+      for (int c2 = 0; c2 + 1 < c; c2 += 2) {
+        const auto two = *reinterpret_cast<const pair_of_t<T>*>(lr + c2);
+        v -= x[c2] * two.x;
+        v -= x[c2 + 1] * two.y;
+      }
+      if (c % 2 == 1) v -= x[c - 1] * lr[c - 1];
+      x[c] = v * sh.rcp[c];
+      st[c * LDS + t] = x[c];
+    }
+  }
+  __syncthreads();
+  for (int e = t; e < MT * NB; e += TPB) {
+    const auto [r, c] = at(e);
+    if (r0 + r >= m || c >= w) continue;
+    const bool keep = HEAD && r < w ? c <= r && (c < failed || (c == failed && c == r)) : c < failed;
+    if (keep) *factor_at<UPPER>(P, ld, r0 + r, c) = st[c * LDS + r];
+  }
+  if constexpr (HEAD) {
+    if (ready) {
+      __syncthreads();  // every store of the block issued
+      if (t == 0) {
+        __threadfence();
+        store_release(ready + i, j / NB + 1);
+      }
+    }
+  }
+}
+
+/// The fused step's launches, resident grids over the step's lists: the head tiles (the
+/// diagonal blocks' list, tile 0 of each live matrix) and the other tiles (vwork_rest). ONE:
+/// both lists in one cooperative launch (heads first; a tile below waits on its head's flag,
+/// and every block is resident, so a wait always ends: the heads never wait, and a block
+/// reaches its items in list order); otherwise HEAD says which list this launch walks.
+template <class T, int NB, bool UPPER, bool MMA, bool HEAD, bool ONE, class V>
+__global__ void __launch_bounds__(vgemm_threads, vgemm_min_blocks(sizeof(T), MMA))
+    potrf_vfused_kernel(V A, index_t base, index_t count, int* info, int j, const vwork* heads, const int* nheads,
+                        const vwork* rest, const int* nrest, int* ready) {
+  __shared__ vfused_shared<T, NB, MMA> sh;
+  const int th = ONE || HEAD ? *nheads : 0;
+  const int tot = th + (ONE || !HEAD ? *nrest : 0);
+  for (int w = int(blockIdx.x); w < tot; w += int(gridDim.x)) {
+    if (w < th) {
+      const vwork it = heads[w];
+      vfused_tile<T, NB, UPPER, MMA, true>(A, base, count, info, j, it.i, 0, ONE ? ready : nullptr, sh);
+    } else {
+      const vwork it = rest[w - th];
+      vfused_tile<T, NB, UPPER, MMA, false>(A, base, count, info, j, it.i, it.y, ONE ? ready : nullptr, sh);
+    }
+    __syncthreads();  // the next item rewrites the shared buffers
   }
 }
 
@@ -646,7 +884,8 @@ namespace tinybatch::cuda::blocked {
 inline constexpr std::size_t gemm_workspace_bytes = std::size_t(256) << 20;
 
 /// The GEMM-updated path's workspace for count matrices: S, `per` elements a matrix, for a
-/// chunk of them at a time, then `extra` bytes a matrix of the chunk and `fixed` bytes. Stream-ordered
+/// chunk of them at a time (what fits gemm_workspace_bytes), then `extra` bytes a matrix of the
+/// chunk and `fixed` bytes. Stream-ordered
 /// (cudaMallocAsync), freed behind the kernels that use it.
 template <class T>
 struct gemm_workspace {
@@ -655,7 +894,7 @@ struct gemm_workspace {
   void* p = nullptr;
   CUstream_st* stream;
   gemm_workspace(CUstream_st* s, index_t count, index_t per, std::size_t extra, std::size_t fixed = 0) : stream(s) {
-    chunk = std::max<index_t>(1, index_t(gemm_workspace_bytes / (sizeof(T) * std::size_t(per))));
+    chunk = std::max<index_t>(1, index_t(gemm_workspace_bytes / std::max<std::size_t>(1, sizeof(T) * std::size_t(per) + extra)));
     chunk = std::min<index_t>({chunk, count, index_t(2147483647)});
     s_bytes = sizeof(T) * std::size_t(chunk * per);
     const std::size_t bytes = s_bytes + extra * std::size_t(chunk) + fixed;
@@ -766,55 +1005,113 @@ void potrf_gemm(CUstream_st* stream, const V& A, int* info, int n, int split_pan
 /// step): 1 builds each step's live work on the device (vwork) and runs the update and the
 /// panel step as resident grids over it; 0 sizes every launch for nmax, where a matrix whose
 /// order is past the panel, or that failed, leaves its blocks at once (classic early exit,
-/// all matrices from panel 0); -1: the tuning table's choice (cholesky_vbatch_lists).
+/// all matrices from panel 0); -1: the tuning table's choice (cholesky_vbatch_lists). fused: 1
+/// runs each step as the fused step (potrf_vfused_kernel, over work lists, no S; split_panel
+/// and work_lists then do not apply), 2 the same in one cooperative launch a step (the tiles
+/// below wait on their head's flag), 0 does not, -1: the tuning table's choice
+/// (cholesky_vbatch_fused).
 template <class T, int NB, bool UPPER, bool MMA = false, class V>
 void potrf_gemm_vbatch(CUstream_st* stream, const V& A, int* info, int nmax, int split_panel = -1,
-                       int work_lists = -1) {
+                       int work_lists = -1, int fused = -1) {
   namespace bk = blocked_kernels;
-  const bool split = split_panel >= 0 ? split_panel > 0 : bk::cholesky_gemm_split(int(sizeof(T)), nmax);
-  const bool lists = split && (work_lists >= 0 ? work_lists > 0
-                                                : bk::cholesky_vbatch_lists(int(sizeof(T)), nmax, MMA && sizeof(T) == 8));
+  constexpr bool mma = MMA && sizeof(T) == 8;
+  const int fusion = fused >= 0 ? fused : bk::cholesky_vbatch_fused(int(sizeof(T)), nmax, mma);
+  const bool fuse = fusion > 0, one = fusion > 1;
+  const bool split = !fuse && (split_panel >= 0 ? split_panel > 0 : bk::cholesky_gemm_split(int(sizeof(T)), nmax));
+  const bool lists =
+      fuse || (split && (work_lists >= 0 ? work_lists > 0 : bk::cholesky_vbatch_lists(int(sizeof(T)), nmax, mma)));
   const index_t count = A.count();
   if (count <= 0 || nmax <= 0) return;
-  const index_t per = index_t(nmax) * NB;  // S of one matrix: nmax x NB, leading dimension nmax
+  // S of one matrix: nmax x NB, leading dimension nmax (the fused step needs none).
+  const index_t per = fuse ? 0 : index_t(nmax) * NB;
   const int steps = (nmax + NB - 1) / NB;
+  const unsigned kinds = fuse ? bk::vwork_fused : bk::vwork_split;
   // Work lists: each step's capacity per matrix (its items at order nmax), and the counts.
-  std::vector<index_t> start(lists ? 3 * std::size_t(steps) : 0);
+  const std::size_t lists_n = std::size_t(bk::vwork_kinds) * std::size_t(steps);
+  std::vector<index_t> start(lists ? lists_n : 0);
   index_t per_matrix = 0;
-  for (int q = 0; lists && q < 3; ++q)
+  for (int q = 0; lists && q < bk::vwork_kinds; ++q)
     for (int p = 0; p < steps; ++p) {
       start[std::size_t(q * steps + p)] = per_matrix;
-      per_matrix += bk::vwork_items(q, nmax, p * NB, NB);
+      per_matrix += bk::vwork_items(kinds, q, nmax, p * NB, NB);
     }
-  const std::size_t fixed = lists ? 3 * std::size_t(steps) * sizeof(int) : 0;
-  const gemm_workspace<T> ws(stream, count, per, sizeof(bk::vwork) * std::size_t(per_matrix), fixed);
+  const std::size_t fixed = lists ? lists_n * sizeof(int) : 0;
+  // The one-launch fused step's flags, an int a matrix, after the lists' counts.
+  const gemm_workspace<T> ws(stream, count, per, sizeof(bk::vwork) * std::size_t(per_matrix) + (one ? sizeof(int) : 0),
+                             fixed);
   const index_t chunk = ws.chunk;
   T* const S = ws.S();
   bk::vwork* const items = reinterpret_cast<bk::vwork*>(ws.after_S());
   int* const totals = reinterpret_cast<int*>(items + per_matrix * chunk);
+  int* const ready = totals + lists_n;
   unsigned grid_u = 0, grid_d = 0, grid_t = 0;
   if (lists) {
     // Each step's list holds its items for chunk matrices of order nmax (vwork_build_kernel
     // computes the same offsets).
     for (auto& x : start) x *= chunk;
-    grid_u = fast_kernels::resident_grid(bk::potrf_vgemm_kernel<T, NB, UPPER, MMA, true, V>, bk::vgemm_threads, ~0u);
-    grid_d = fast_kernels::resident_grid(bk::potrf_gemm_diag_kernel<T, NB, UPPER, true, V>, 32 * bk::gemm_diag_warps,
-                                         ~0u);
-    grid_t = fast_kernels::resident_grid(bk::potrf_gemm_trsm_kernel<T, NB, UPPER, true, V>, bk::gemm_panel_threads,
-                                         ~0u);
+    if (one) {
+      grid_d = fast_kernels::resident_grid(bk::potrf_vfused_kernel<T, NB, UPPER, MMA, false, true, V>,
+                                           bk::vgemm_threads, ~0u);
+    } else if (fuse) {
+      grid_d = fast_kernels::resident_grid(bk::potrf_vfused_kernel<T, NB, UPPER, MMA, true, false, V>,
+                                           bk::vgemm_threads, ~0u);
+      grid_t = fast_kernels::resident_grid(bk::potrf_vfused_kernel<T, NB, UPPER, MMA, false, false, V>,
+                                           bk::vgemm_threads, ~0u);
+    } else {
+      grid_u = fast_kernels::resident_grid(bk::potrf_vgemm_kernel<T, NB, UPPER, MMA, true, V>, bk::vgemm_threads, ~0u);
+      grid_d = fast_kernels::resident_grid(bk::potrf_gemm_diag_kernel<T, NB, UPPER, true, V>,
+                                           32 * bk::gemm_diag_warps, ~0u);
+      grid_t = fast_kernels::resident_grid(bk::potrf_gemm_trsm_kernel<T, NB, UPPER, true, V>, bk::gemm_panel_threads,
+                                           ~0u);
+    }
   }
   for (index_t base = 0; base < count; base += chunk) {
     const int cnt = int(std::min(chunk, count - base));
     bk::mark_oversize_kernel<<<unsigned((cnt + 255) / 256), 256, 0, stream>>>(A, base, base + cnt, info, nmax);
     check_launch("tinybatch::cuda potrf (GEMM-updated, orders above max_n)");
     if (lists) {
-      check(cudaMemsetAsync(totals, 0, sizeof(int) * 3 * std::size_t(steps), stream), "cudaMemsetAsync(work list counts)");
+      check(cudaMemsetAsync(totals, 0, sizeof(int) * (lists_n + (one ? std::size_t(cnt) : 0)), stream),
+            "cudaMemsetAsync(work list counts)");
       bk::vwork_build_kernel<<<unsigned((cnt + 127) / 128), 128, 0, stream>>>(A, base, cnt, nmax, NB, steps, chunk,
-                                                                             items, totals);
+                                                                             kinds, items, totals);
       check_launch("tinybatch::cuda potrf (GEMM-updated, work lists)");
     }
     for (int p = 0; p < steps; ++p) {
       const int j = p * NB, w = std::min(NB, nmax - j);
+      if (fuse) {
+        // The head tiles (diagonal block, POTF2, their rows below) and the other tiles.
+        const std::size_t d = std::size_t(bk::vwork_diag * steps + p), r = std::size_t(bk::vwork_rest * steps + p);
+        const bk::vwork *hl = items + start[d], *rl = items + start[r];
+        const int *hn = totals + d, *rn = totals + r;
+        const int rest = bk::vwork_items(bk::vwork_rest, nmax, j, NB);
+        if (one) {
+          // Cooperative: every block resident (the tiles below wait on their heads).
+          cudaLaunchAttribute attr[1];
+          attr[0].id = cudaLaunchAttributeCooperative;
+          attr[0].val.cooperative = 1;
+          cudaLaunchConfig_t cfg{};
+          cfg.gridDim = dim3(unsigned(std::min<index_t>(grid_d, index_t(cnt) * (1 + rest))));
+          cfg.blockDim = dim3(bk::vgemm_threads);
+          cfg.stream = stream;
+          cfg.attrs = attr;
+          cfg.numAttrs = 1;
+          check(cudaLaunchKernelEx(&cfg, bk::potrf_vfused_kernel<T, NB, UPPER, MMA, false, true, V>, A, base,
+                                   index_t(base + cnt), info, j, hl, hn, rl, rn, ready),
+                "cudaLaunchKernelEx(tinybatch::cuda potrf, fused variable-size step, cooperative)");
+          continue;
+        }
+        bk::potrf_vfused_kernel<T, NB, UPPER, MMA, true, false>
+            <<<unsigned(std::min<index_t>(grid_d, cnt)), bk::vgemm_threads, 0, stream>>>(
+                A, base, base + cnt, info, j, hl, hn, rl, rn, nullptr);
+        check_launch("tinybatch::cuda potrf (fused variable-size step, head tiles)");
+        if (rest > 0) {
+          bk::potrf_vfused_kernel<T, NB, UPPER, MMA, false, false>
+              <<<unsigned(std::min<index_t>(grid_t, index_t(cnt) * rest)), bk::vgemm_threads, 0, stream>>>(
+                  A, base, base + cnt, info, j, hl, hn, rl, rn, nullptr);
+          check_launch("tinybatch::cuda potrf (fused variable-size step, tiles below)");
+        }
+        continue;
+      }
       if (j > 0) {
         if (lists) {
           const unsigned g = unsigned(std::min<index_t>(grid_u, index_t(cnt) * bk::vwork_items(bk::vwork_update, nmax, j, NB)));

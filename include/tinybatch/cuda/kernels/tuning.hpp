@@ -525,6 +525,25 @@ constexpr bool vgemm_async(int elem_bytes, bool mma) {
   return true;
 #endif
 }
+/// Variable-size batches on the GEMM-updated path: each panel step as the fused step
+/// (potrf_vfused_kernel: a head launch that updates, factors and solves the top tile of each
+/// live matrix's panel, then one for the tiles below; no workspace S, two launches a step)
+/// instead of the split step (update into S, diagonal blocks, TRSM of the rows below): 1 in
+/// two launches a step (heads, then the tiles below), 2 in one cooperative launch (the tiles
+/// below wait on their head's flag), 0 split; cholesky_options::vbatch_fused forces any.
+/// H100, 3000 matrices, ms, split with lists | fused in two launches | in one, uniform /
+/// Gaussian sizes (bench/results/h100/potrf-var-fused-04606f3.csv, -cross-04606f3.csv), double
+/// with the DMMA update: max 256 1.276 | 1.434 | 1.473, 1.124 | 1.293 | 1.353; 320 1.894 |
+/// 2.162 | 2.217, 1.658 | 1.866 | 1.924; 384 3.287 | 2.978 | 2.988, 2.881 | 2.588 | 2.663;
+/// 448 4.281 | 3.980 | 3.937, 3.739 | 3.445 | 3.485; 512 5.541 | 5.272 | 5.328, 4.807 | 4.461
+/// | 4.479. Fused wins from 384 (1.05 - 1.11x) and loses up to 320 (0.87 - 0.89x), where the
+/// head tiles (one warp factors the diagonal block while three wait, half the threads solve)
+/// weigh more against the tiles below; the one-launch form gains nothing over two launches.
+/// Float (FMA update) loses at 256 and 512 (0.73 - 0.84x): split.
+constexpr int cholesky_vbatch_fused(int elem_bytes, int nmax, bool mma) {
+  return elem_bytes == 8 && mma && nmax > 352 ? 1 : 0;
+}
+
 template <int ElemBytes, bool Mma>
 inline constexpr bool vgemm_async_v = vgemm_async(ElemBytes, Mma);  // for device code
 constexpr int vgemm_min_blocks(int elem_bytes, bool mma) {
