@@ -44,23 +44,20 @@ step() {  # name seconds command...: runs it with the smaller of its limit and w
 }
 nvidia-smi -L
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
-# 1. The fused variable-size step (forced, split -5 / -6 in the tests): the GEMM-updated
-#    path's case on the small grid, racecheck and memcheck of it; then the variable-size bench.
-step t_fused 90 env TINYBATCH_CUDA_TESTS=small $B/test_cuda_cholesky_large "[vbatch][gemm]"
-step rc_fused 100 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool racecheck --error-exitcode 9 \
-  $B/test_cuda_cholesky_large "[vbatch][gemm]"
-step mc_fused 100 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool memcheck --error-exitcode 9 \
-  $B/test_cuda_cholesky_large "[vbatch][gemm]"
-step b_var 150 $B/bench_potrf_large --no-fixed --maxes 256,512 --types ds --csv $OUT/var.csv
-grep -E "default|padded|lists|fused" $OUT/b_var.log | head -60
-# The fused step against the split one between 256 and 512 (the crossover).
-step b_cross 150 $B/bench_potrf_large --no-fixed --maxes 320,384,448 --types d --csv $OUT/cross.csv
-grep -E "mma_split_lists|mma_fused" $OUT/b_cross.log
-# 2. Where the fused path's time goes (kernel durations, double, max 512).
+# 1. The whole Cholesky test file (small grid) on the tuning table (fused step in double above
+#    a largest order of 352), then the variable-size bench (split, fused, padded, cuSOLVER).
+step t_small 120 env TINYBATCH_CUDA_TESTS=small $B/test_cuda_cholesky_large
+step b_var 200 $B/bench_potrf_large --no-fixed --maxes 256,384,512 --types ds --csv $OUT/var.csv
+grep -E "default|padded|lists|fused" $OUT/b_var.log | head -80
+# 2. Where the fused step's time goes (kernel durations of the two-launch form, double, max
+#    512: head tiles and the tiles below).
 step ncu_times 60 ncu --cache-control none --clock-control none --kernel-name-base demangled \
-  --kernel-name 'regex:vfused_kernel<double, \(int\)32, \(bool\)0, \(bool\)1, \(bool\)0, \(bool\)1' --launch-count 64 --kill on --csv --page raw \
+  --kernel-name 'regex:vfused_kernel<double, \(int\)32, \(bool\)0, \(bool\)1, \(bool\)., \(bool\)0' \
+  --launch-count 64 --kill on --csv --page raw \
   --metrics gpu__time_duration.sum $B/bench_potrf_large --no-fixed --maxes 512 --types d
-# 3. The variable-size cases on the full grid.
+# 3. memcheck of the whole file (small grid), the variable-size cases on the full grid.
+step mc_all 150 env TINYBATCH_CUDA_TESTS=small compute-sanitizer --tool memcheck --error-exitcode 9 \
+  $B/test_cuda_cholesky_large
 step t_full 200 $B/test_cuda_cholesky_large "[vbatch]"
 # The device tool brings back only a few files per call: everything goes back as one tarball.
 tar -C "$OUT" -czf /tmp/device-out.tgz . && rm -rf "${OUT:?}"/* && mv /tmp/device-out.tgz "$OUT/"

@@ -536,10 +536,15 @@ constexpr bool vgemm_async(int elem_bytes, bool mma) {
 /// with the DMMA update: max 256 1.276 | 1.434 | 1.473, 1.124 | 1.293 | 1.353; 320 1.894 |
 /// 2.162 | 2.217, 1.658 | 1.866 | 1.924; 384 3.287 | 2.978 | 2.988, 2.881 | 2.588 | 2.663;
 /// 448 4.281 | 3.980 | 3.937, 3.739 | 3.445 | 3.485; 512 5.541 | 5.272 | 5.328, 4.807 | 4.461
-/// | 4.479. Fused wins from 384 (1.05 - 1.11x) and loses up to 320 (0.87 - 0.89x), where the
+/// | 4.479. A later call (potrf-var-fused-inv-932f116.csv), split | fused: 384 2.971 | 2.970,
+/// 2.583 | 2.593; 448 3.992 | 3.992, 3.436 | 3.435; 512 5.269 | 5.265, 4.462 | 4.462; 320
+/// 1.889 | 2.159. The split step's time moves by up to 8% between calls, the fused step's by
+/// under 1%: fused is 1.00 - 1.11x from 384 and loses up to 320 (0.87 - 0.89x), where the
 /// head tiles (one warp factors the diagonal block while three wait, half the threads solve)
 /// weigh more against the tiles below; the one-launch form gains nothing over two launches.
-/// Float (FMA update) loses at 256 and 512 (0.73 - 0.84x): split.
+/// Float (FMA update) loses at 256 and 512 (0.73 - 0.84x): split. Tried and removed: the
+/// solve as a product with the block's inverse (DMMA or all threads): 0.91 - 0.98x with DMMA,
+/// 0.93 - 0.97x in float, and a NaN in a row then reaches the whole row's solution.
 constexpr int cholesky_vbatch_fused(int elem_bytes, int nmax, bool mma) {
   return elem_bytes == 8 && mma && nmax > 352 ? 1 : 0;
 }
