@@ -544,7 +544,9 @@ constexpr bool vgemm_async(int elem_bytes, bool mma) {
 /// weigh more against the tiles below; the one-launch form gains nothing over two launches.
 /// Float (FMA update) loses at 256 and 512 (0.73 - 0.84x): split. Tried and removed: the
 /// solve as a product with the block's inverse (DMMA or all threads): 0.91 - 0.98x with DMMA,
-/// 0.93 - 0.97x in float, and a NaN in a row then reaches the whole row's solution.
+/// 0.93 - 0.97x in float, and a NaN in a row then reaches the whole row's solution; heads of
+/// 32 rows, a warp each with its own DMMA update (loads through registers): 0.81 - 0.87x
+/// (bench/results/h100/potrf-var-fused-h32-3c583a5.csv).
 constexpr int cholesky_vbatch_fused(int elem_bytes, int nmax, bool mma) {
   return elem_bytes == 8 && mma && nmax > 352 ? 1 : 0;
 }
