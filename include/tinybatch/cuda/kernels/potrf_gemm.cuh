@@ -294,6 +294,29 @@ __global__ void __launch_bounds__(32 * gemm_diag_warps)
   }
 }
 
+/// One row of X L^T = B by substitution (the TRSM of the rows below a diagonal block): x holds
+/// the row of B on entry and of X on return, for the columns left of failed; L row-major (row
+/// c at L + c * ldl, 16-byte aligned: pair loads), rcp[c] = 1 / L(c, c); each solved element
+/// also goes to out(c, value).
+template <class T, int NB, class Out>
+__device__ __forceinline__ void row_solve(T (&x)[NB], const T* L, int ldl, const T* rcp, int failed, Out&& out) {
+#pragma unroll
+  for (int c = 0; c < NB; ++c) {
+    if (c >= failed) break;
+    T v = x[c];
+    const T* const lr = L + c * ldl;
+#pragma unroll
+    for (int c2 = 0; c2 + 1 < c; c2 += 2) {
+      const auto two = *reinterpret_cast<const pair_of_t<T>*>(lr + c2);
+      v -= x[c2] * two.x;
+      v -= x[c2 + 1] * two.y;
+    }
+    if (c % 2 == 1) v -= x[c - 1] * lr[c - 1];
+    x[c] = v * rcp[c];
+    out(c, x[c]);
+  }
+}
+
 /// The rows below the diagonal block of panel j of matrix i of the launch (base + i), y-th
 /// group of TPB, TRSM against the block the first launch stored, up to this panel's failure
 /// if any. sL, rcp: the block's shared memory.
@@ -328,23 +351,7 @@ __device__ __forceinline__ void gemm_trsm_rows(const V& A, index_t base, index_t
   __syncthreads();
   if (t < failed) rcp[t] = T(1) / sL[t][t];
   __syncthreads();
-  if (mine) {
-#pragma unroll
-    for (int c = 0; c < NB; ++c) {
-      if (c >= failed) break;
-      T x = acc[c];
-      const T* const lr = sL[c];
-#pragma unroll
-      for (int c2 = 0; c2 + 1 < c; c2 += 2) {
-        const auto two = *reinterpret_cast<const pair_of_t<T>*>(lr + c2);
-        x -= acc[c2] * two.x;
-        x -= acc[c2 + 1] * two.y;
-      }
-      if (c % 2 == 1) x -= acc[c - 1] * lr[c - 1];
-      acc[c] = x * rcp[c];
-      *factor_at<UPPER>(m, a.ld, r, c) = acc[c];
-    }
-  }
+  if (mine) row_solve(acc, sL[0], NB, rcp, failed, [&](int c, T v) { *factor_at<UPPER>(m, a.ld, r, c) = v; });
 }
 
 /// The split panel, second launch: the rows below the diagonal blocks (gemm_trsm_rows), block
@@ -781,21 +788,7 @@ __device__ __forceinline__ void vfused_tile(const V& A, index_t base, index_t co
     T x[NB];
 #pragma unroll
     for (int c = 0; c < NB; ++c) x[c] = st[c * LDS + t];
-#pragma unroll
-    for (int c = 0; c < NB; ++c) {
-      if (c >= failed) break;
-      T v = x[c];
-      const T* const lr = sL + c * LDR;
-#pragma unroll
-      for (int c2 = 0; c2 + 1 < c; c2 += 2) {
-        const auto two = *reinterpret_cast<const pair_of_t<T>*>(lr + c2);
-        v -= x[c2] * two.x;
-        v -= x[c2 + 1] * two.y;
-      }
-      if (c % 2 == 1) v -= x[c - 1] * lr[c - 1];
-      x[c] = v * sh.rcp[c];
-      st[c * LDS + t] = x[c];
-    }
+    row_solve(x, sL, LDR, sh.rcp, failed, [&](int c, T v) { st[c * LDS + t] = v; });
   }
   __syncthreads();
   for (int e = t; e < MT * NB; e += TPB) {
