@@ -347,16 +347,6 @@ void var_sizes(const options& o, const machine& m, writer& w, cusolverDnHandle_t
                   check(cudaMemsetAsync(info.data(), 0, sizeof(int) * std::size_t(count)), "cudaMemsetAsync(info)");
                   tb::cuda::blocked::potrf_gemm_vbatch<T, 32, false, true>(nullptr, view, info.data(), max, -1, -1, 1);
                 }, restore));
-          // The same in one cooperative launch a step (the tiles below wait on their head).
-          row("tinybatch_vbatch", "gemm_nb32_fused_one", tb_bench::median_ms(e0, e1, 5, 30, [&] {
-                check(cudaMemsetAsync(info.data(), 0, sizeof(int) * std::size_t(count)), "cudaMemsetAsync(info)");
-                tb::cuda::blocked::potrf_gemm_vbatch<T, 32, false>(nullptr, view, info.data(), max, -1, -1, 2);
-              }, restore));
-          if constexpr (std::is_same_v<T, double>)
-            row("tinybatch_vbatch", "gemm_nb32_mma_fused_one", tb_bench::median_ms(e0, e1, 5, 30, [&] {
-                  check(cudaMemsetAsync(info.data(), 0, sizeof(int) * std::size_t(count)), "cudaMemsetAsync(info)");
-                  tb::cuda::blocked::potrf_gemm_vbatch<T, 32, false, true>(nullptr, view, info.data(), max, -1, -1, 2);
-                }, restore));
         }
         row("tinybatch_vbatch", "max_from_device", time_tb<T, tb::kernels::automatic>(e0, e1, view, info.data(), a.data(), pristine.data(), h.size(), -1));
         {

@@ -339,27 +339,27 @@ TEMPLATE_TEST_CASE("cuda potrf on variable-size batches, the GEMM-updated path",
   // double also with the update on the tensor cores (split -2: the front door's vgemm_mma,
   // -3: potrf_gemm_vbatch<..., MMA> with the panel step as one kernel); with the device-built
   // work lists (-4: the front door's vbatch_lists, DMMA in double; 2: two launches, FMA); the
-  // fused step (-5: the front door's vbatch_fused = 1, DMMA in double; -6: potrf_gemm_vbatch's,
-  // FMA; -7: vbatch_fused = 2, one cooperative launch a step).
+  // fused step (-5: the front door's vbatch_fused, DMMA in double; -6: potrf_gemm_vbatch's,
+  // FMA).
   using T = TestType;
   const bool dbl = std::is_same_v<T, double>;
   for (tb::uplo ul : both_uplos)
     for (int max : small_grid() ? std::vector<int>{40, 150} : std::vector<int>{33, 64, 200, 512})
       for (bool gaussian : {false, true})
-        for (int split : max >= 500 ? std::vector<int>{-1, -2, -4, -5, -7}
-                                    : std::vector<int>{-1, 0, 1, 2, -2, -3, -4, -5, -6, -7}) {
+        for (int split : max >= 500 ? std::vector<int>{-1, -2, -4, -5}
+                                    : std::vector<int>{-1, 0, 1, 2, -2, -3, -4, -5, -6}) {
           if ((split == -2 || split == -3) && !dbl) continue;
           // (The host oracle takes about 0.3 s per matrix of order 512.)
           const index_t count = small_grid() ? 30 : max >= 500 ? 10 : max >= 200 ? 40 : 200;
           INFO("vbatch GEMM-updated " << name(ul) << " max=" << max << (gaussian ? " gaussian" : " uniform")
                                       << " split " << split);
           vpotrf_case<T>(ul, count, max, gaussian, [&](auto view, tints& info) {
-            if (split == -1 || split == -2 || split == -4 || split == -5 || split == -7) {
+            if (split == -1 || split == -2 || split == -4 || split == -5) {
               tb::cuda::blocked::cholesky_options o;
               o.gemm_nb = 32;
               o.vgemm_mma = split != -1;
               o.vbatch_lists = split == -4;
-              o.vbatch_fused = split == -5 ? 1 : split == -7 ? 2 : 0;
+              o.vbatch_fused = split == -5;
               tb::cuda::blocked::potrf(nullptr, ul, view, info.d.data(), max, o);
             } else if (split == -6) {
               TINYBATCH_CUDA_CHECK(cudaMemset(info.d.data(), 0, sizeof(int) * std::size_t(count)));
@@ -384,7 +384,7 @@ TEMPLATE_TEST_CASE("cuda potrf on variable-size batches, the GEMM-updated path",
   // A max_n below some orders: those matrices get info = -2 and keep their input; the others
   // are factored.
   for (tb::uplo ul : both_uplos)
-    for (int lists : {0, 1, 2, 3}) {  // 2, 3: the fused step in two launches, in one
+    for (int lists : {0, 1, 2}) {  // 2: the fused step
       INFO("vbatch GEMM-updated " << name(ul) << ", max_n 64 for orders up to 100, work lists " << lists);
       const index_t count = 40;
       const auto sizes = draw_sizes(count, 100, false);
@@ -403,7 +403,7 @@ TEMPLATE_TEST_CASE("cuda potrf on variable-size batches, the GEMM-updated path",
       tb::cuda::blocked::cholesky_options o;
       o.gemm_nb = 32;
       o.vbatch_lists = lists == 1;
-      o.vbatch_fused = lists >= 2 ? lists - 1 : 0;
+      o.vbatch_fused = lists == 2;
       tb::cuda::blocked::potrf(nullptr, ul, A.dview(), info.d.data(), 64, o);
       check_vbatch(A, info);
     }

@@ -290,8 +290,8 @@ struct cholesky_options {
   /// order, -1: the tuning table's choice (cholesky_vbatch_lists).
   int vbatch_lists = -1;
   /// Variable-size batches on the GEMM-updated path: 1 runs each panel step fused (the update,
-  /// the diagonal block and the rows below in two launches, no workspace), 2 the same in one
-  /// cooperative launch, 0 split, -1: the tuning table's choice (cholesky_vbatch_fused).
+  /// the diagonal block and the rows below in two launches, no workspace), 0 split, -1: the
+  /// tuning table's choice (cholesky_vbatch_fused).
   int vbatch_fused = -1;
 };
 

@@ -655,29 +655,6 @@ __global__ void __launch_bounds__(vgemm_threads, vgemm_min_blocks(sizeof(T), MMA
   }
 }
 
-/// The fused step's flags (one a matrix, the steps whose diagonal block is stored): the head
-/// tile publishes with a release store after its block's stores, the tiles below wait with
-/// acquire loads (CUTLASS's semaphore pattern: one thread waits, then a barrier).
-__device__ __forceinline__ int load_acquire(const int* p) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
-  int v;
-  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
-  return v;
-#else
-  const int v = *static_cast<const volatile int*>(p);
-  __threadfence();
-  return v;
-#endif
-}
-__device__ __forceinline__ void store_release(int* p, int v) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
-  asm volatile("st.release.gpu.global.s32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
-#else
-  __threadfence();
-  *static_cast<volatile int*>(p) = v;
-#endif
-}
-
 /// The fused step's shared memory (one set a block, whichever tile it runs).
 template <class T, int NB, bool MMA>
 struct vfused_shared {
@@ -696,17 +673,14 @@ struct vfused_shared {
 /// panel j accumulates their update (vgemm_accumulate), subtracts it from A in shared memory
 /// and finishes the rows there. HEAD, the tile at the top of the panel (y = 0): one warp
 /// factors the diagonal block (warp_potf2) and sets info, then the tile solves its rows below
-/// the block against it; the other tiles (y >= 1) solve theirs against the block the head
-/// stored, up to this panel's failing column if any. ready (one launch for the whole step):
-/// the head publishes ready[i] = j / NB + 1 when its stores are done, the other tiles wait for
-/// it between their update and their solve; null: the head tiles ran in a launch before.
-/// Each element is written once, when final, as in the split step: a matrix failing in this
+/// the block against it; the other tiles (y >= 1, the launch after the heads') solve theirs
+/// against the block the head stored, up to this panel's failing column if any. Each element is written once, when final, as in the split step: a matrix failing in this
 /// panel at column f gets its columns left of f and the failing pivot; the rest keeps its
 /// input. Why: the split step's update writes S and its TRSM launch reads A and S and writes
 /// L, four passes over the panel's rows where these tiles make two.
 template <class T, int NB, bool UPPER, bool MMA, bool HEAD, class V>
 __device__ __forceinline__ void vfused_tile(const V& A, index_t base, index_t count, int* info, int j, index_t i,
-                                            int y, int* ready, vfused_shared<T, NB, MMA>& sh) {
+                                            int y, vfused_shared<T, NB, MMA>& sh) {
   using mem = vgemm_smem<T, NB, MMA>;
   using tile = typename mem::tile;
   constexpr int MT = vgemm_rows, TPB = vgemm_threads;
@@ -714,7 +688,7 @@ __device__ __forceinline__ void vfused_tile(const V& A, index_t base, index_t co
   static_assert(NB <= 32 && NB % 2 == 0 && MT >= 32 && MT <= TPB, "vfused_tile: shape");
   const index_t k = base + i;
   if (k >= count) return;
-  int prev = info[k];
+  const int prev = info[k];
   if (prev != 0 && prev <= j) return;
   const auto a = A[k];
   const int n = a.rows();
@@ -762,22 +736,11 @@ __device__ __forceinline__ void vfused_tile(const V& A, index_t base, index_t co
     __syncthreads();
     failed = sh.fail;
   } else {
-    if (ready) {
-      // The head's diagonal block and info: loads that bypass L1 after the acquire.
-      if (t == 0)
-        while (load_acquire(ready + i) <= j / NB) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
-          __nanosleep(64);
-#endif
-        }
-      __syncthreads();
-      prev = __ldcg(info + k);
-    }
     // The diagonal block the head stored, its rows up to this panel's failure.
     failed = prev != 0 ? prev - 1 - j : w;
     for (int e = t; e < NB * NB; e += TPB) {
       const int rr = UPPER ? e / NB : e % NB, cc = UPPER ? e % NB : e / NB;
-      if (cc <= rr && rr < failed) sL[rr * LDR + cc] = __ldcg(factor_at<UPPER>(P, ld, rr, cc));
+      if (cc <= rr && rr < failed) sL[rr * LDR + cc] = __ldcg(factor_at<UPPER>(P, ld, rr, cc));  // L2 only
     }
     __syncthreads();
     if (t < failed) sh.rcp[t] = T(1) / sL[t * LDR + t];
@@ -797,37 +760,18 @@ __device__ __forceinline__ void vfused_tile(const V& A, index_t base, index_t co
     const bool keep = HEAD && r < w ? c <= r && (c < failed || (c == failed && c == r)) : c < failed;
     if (keep) *factor_at<UPPER>(P, ld, r0 + r, c) = st[c * LDS + r];
   }
-  if constexpr (HEAD) {
-    if (ready) {
-      __syncthreads();  // every store of the block issued
-      if (t == 0) {
-        __threadfence();
-        store_release(ready + i, j / NB + 1);
-      }
-    }
-  }
 }
 
-/// The fused step's launches, resident grids over the step's lists: the head tiles (the
-/// diagonal blocks' list, tile 0 of each live matrix) and the other tiles (vwork_rest). ONE:
-/// both lists in one cooperative launch (heads first; a tile below waits on its head's flag,
-/// and every block is resident, so a wait always ends: the heads never wait, and a block
-/// reaches its items in list order); otherwise HEAD says which list this launch walks.
-template <class T, int NB, bool UPPER, bool MMA, bool HEAD, bool ONE, class V>
+/// The fused step's launches, resident grids over the step's lists: the head tiles (HEAD: the
+/// diagonal blocks' list, tile 0 of each live matrix), then the other tiles (vwork_rest).
+template <class T, int NB, bool UPPER, bool MMA, bool HEAD, class V>
 __global__ void __launch_bounds__(vgemm_threads, vgemm_min_blocks(sizeof(T), MMA))
-    potrf_vfused_kernel(V A, index_t base, index_t count, int* info, int j, const vwork* heads, const int* nheads,
-                        const vwork* rest, const int* nrest, int* ready) {
+    potrf_vfused_kernel(V A, index_t base, index_t count, int* info, int j, const vwork* items, const int* total) {
   __shared__ vfused_shared<T, NB, MMA> sh;
-  const int th = ONE || HEAD ? *nheads : 0;
-  const int tot = th + (ONE || !HEAD ? *nrest : 0);
+  const int tot = *total;
   for (int w = int(blockIdx.x); w < tot; w += int(gridDim.x)) {
-    if (w < th) {
-      const vwork it = heads[w];
-      vfused_tile<T, NB, UPPER, MMA, true>(A, base, count, info, j, it.i, 0, ONE ? ready : nullptr, sh);
-    } else {
-      const vwork it = rest[w - th];
-      vfused_tile<T, NB, UPPER, MMA, false>(A, base, count, info, j, it.i, it.y, ONE ? ready : nullptr, sh);
-    }
+    const vwork it = items[w];
+    vfused_tile<T, NB, UPPER, MMA, HEAD>(A, base, count, info, j, it.i, HEAD ? 0 : it.y, sh);
     __syncthreads();  // the next item rewrites the shared buffers
   }
 }
@@ -1000,16 +944,14 @@ void potrf_gemm(CUstream_st* stream, const V& A, int* info, int n, int split_pan
 /// order is past the panel, or that failed, leaves its blocks at once (classic early exit,
 /// all matrices from panel 0); -1: the tuning table's choice (cholesky_vbatch_lists). fused: 1
 /// runs each step as the fused step (potrf_vfused_kernel, over work lists, no S; split_panel
-/// and work_lists then do not apply), 2 the same in one cooperative launch a step (the tiles
-/// below wait on their head's flag), 0 does not, -1: the tuning table's choice
+/// and work_lists then do not apply), 0 does not, -1: the tuning table's choice
 /// (cholesky_vbatch_fused).
 template <class T, int NB, bool UPPER, bool MMA = false, class V>
 void potrf_gemm_vbatch(CUstream_st* stream, const V& A, int* info, int nmax, int split_panel = -1,
                        int work_lists = -1, int fused = -1) {
   namespace bk = blocked_kernels;
   constexpr bool mma = MMA && sizeof(T) == 8;
-  const int fusion = fused >= 0 ? fused : bk::cholesky_vbatch_fused(int(sizeof(T)), nmax, mma);
-  const bool fuse = fusion > 0, one = fusion > 1;
+  const bool fuse = fused >= 0 ? fused > 0 : bk::cholesky_vbatch_fused(int(sizeof(T)), nmax, mma);
   const bool split = !fuse && (split_panel >= 0 ? split_panel > 0 : bk::cholesky_gemm_split(int(sizeof(T)), nmax));
   const bool lists =
       fuse || (split && (work_lists >= 0 ? work_lists > 0 : bk::cholesky_vbatch_lists(int(sizeof(T)), nmax, mma)));
@@ -1029,27 +971,19 @@ void potrf_gemm_vbatch(CUstream_st* stream, const V& A, int* info, int nmax, int
       per_matrix += bk::vwork_items(kinds, q, nmax, p * NB, NB);
     }
   const std::size_t fixed = lists ? lists_n * sizeof(int) : 0;
-  // The one-launch fused step's flags, an int a matrix, after the lists' counts.
-  const gemm_workspace<T> ws(stream, count, per, sizeof(bk::vwork) * std::size_t(per_matrix) + (one ? sizeof(int) : 0),
-                             fixed);
+  const gemm_workspace<T> ws(stream, count, per, sizeof(bk::vwork) * std::size_t(per_matrix), fixed);
   const index_t chunk = ws.chunk;
   T* const S = ws.S();
   bk::vwork* const items = reinterpret_cast<bk::vwork*>(ws.after_S());
   int* const totals = reinterpret_cast<int*>(items + per_matrix * chunk);
-  int* const ready = totals + lists_n;
   unsigned grid_u = 0, grid_d = 0, grid_t = 0;
   if (lists) {
     // Each step's list holds its items for chunk matrices of order nmax (vwork_build_kernel
     // computes the same offsets).
     for (auto& x : start) x *= chunk;
-    if (one) {
-      grid_d = fast_kernels::resident_grid(bk::potrf_vfused_kernel<T, NB, UPPER, MMA, false, true, V>,
-                                           bk::vgemm_threads, ~0u);
-    } else if (fuse) {
-      grid_d = fast_kernels::resident_grid(bk::potrf_vfused_kernel<T, NB, UPPER, MMA, true, false, V>,
-                                           bk::vgemm_threads, ~0u);
-      grid_t = fast_kernels::resident_grid(bk::potrf_vfused_kernel<T, NB, UPPER, MMA, false, false, V>,
-                                           bk::vgemm_threads, ~0u);
+    if (fuse) {
+      grid_d = fast_kernels::resident_grid(bk::potrf_vfused_kernel<T, NB, UPPER, MMA, true, V>, bk::vgemm_threads, ~0u);
+      grid_t = fast_kernels::resident_grid(bk::potrf_vfused_kernel<T, NB, UPPER, MMA, false, V>, bk::vgemm_threads, ~0u);
     } else {
       grid_u = fast_kernels::resident_grid(bk::potrf_vgemm_kernel<T, NB, UPPER, MMA, true, V>, bk::vgemm_threads, ~0u);
       grid_d = fast_kernels::resident_grid(bk::potrf_gemm_diag_kernel<T, NB, UPPER, true, V>,
@@ -1063,8 +997,7 @@ void potrf_gemm_vbatch(CUstream_st* stream, const V& A, int* info, int nmax, int
     bk::mark_oversize_kernel<<<unsigned((cnt + 255) / 256), 256, 0, stream>>>(A, base, base + cnt, info, nmax);
     check_launch("tinybatch::cuda potrf (GEMM-updated, orders above max_n)");
     if (lists) {
-      check(cudaMemsetAsync(totals, 0, sizeof(int) * (lists_n + (one ? std::size_t(cnt) : 0)), stream),
-            "cudaMemsetAsync(work list counts)");
+      check(cudaMemsetAsync(totals, 0, sizeof(int) * lists_n, stream), "cudaMemsetAsync(work list counts)");
       bk::vwork_build_kernel<<<unsigned((cnt + 127) / 128), 128, 0, stream>>>(A, base, cnt, nmax, NB, steps, chunk,
                                                                              kinds, items, totals);
       check_launch("tinybatch::cuda potrf (GEMM-updated, work lists)");
@@ -1072,35 +1005,16 @@ void potrf_gemm_vbatch(CUstream_st* stream, const V& A, int* info, int nmax, int
     for (int p = 0; p < steps; ++p) {
       const int j = p * NB, w = std::min(NB, nmax - j);
       if (fuse) {
-        // The head tiles (diagonal block, POTF2, their rows below) and the other tiles.
+        // The head tiles (diagonal block, POTF2, their rows below), then the other tiles.
         const std::size_t d = std::size_t(bk::vwork_diag * steps + p), r = std::size_t(bk::vwork_rest * steps + p);
-        const bk::vwork *hl = items + start[d], *rl = items + start[r];
-        const int *hn = totals + d, *rn = totals + r;
-        const int rest = bk::vwork_items(bk::vwork_rest, nmax, j, NB);
-        if (one) {
-          // Cooperative: every block resident (the tiles below wait on their heads).
-          cudaLaunchAttribute attr[1];
-          attr[0].id = cudaLaunchAttributeCooperative;
-          attr[0].val.cooperative = 1;
-          cudaLaunchConfig_t cfg{};
-          cfg.gridDim = dim3(unsigned(std::min<index_t>(grid_d, index_t(cnt) * (1 + rest))));
-          cfg.blockDim = dim3(bk::vgemm_threads);
-          cfg.stream = stream;
-          cfg.attrs = attr;
-          cfg.numAttrs = 1;
-          check(cudaLaunchKernelEx(&cfg, bk::potrf_vfused_kernel<T, NB, UPPER, MMA, false, true, V>, A, base,
-                                   index_t(base + cnt), info, j, hl, hn, rl, rn, ready),
-                "cudaLaunchKernelEx(tinybatch::cuda potrf, fused variable-size step, cooperative)");
-          continue;
-        }
-        bk::potrf_vfused_kernel<T, NB, UPPER, MMA, true, false>
+        bk::potrf_vfused_kernel<T, NB, UPPER, MMA, true>
             <<<unsigned(std::min<index_t>(grid_d, cnt)), bk::vgemm_threads, 0, stream>>>(
-                A, base, base + cnt, info, j, hl, hn, rl, rn, nullptr);
+                A, base, base + cnt, info, j, items + start[d], totals + d);
         check_launch("tinybatch::cuda potrf (fused variable-size step, head tiles)");
-        if (rest > 0) {
-          bk::potrf_vfused_kernel<T, NB, UPPER, MMA, false, false>
+        if (const int rest = bk::vwork_items(bk::vwork_rest, nmax, j, NB); rest > 0) {
+          bk::potrf_vfused_kernel<T, NB, UPPER, MMA, false>
               <<<unsigned(std::min<index_t>(grid_t, index_t(cnt) * rest)), bk::vgemm_threads, 0, stream>>>(
-                  A, base, base + cnt, info, j, hl, hn, rl, rn, nullptr);
+                  A, base, base + cnt, info, j, items + start[r], totals + r);
           check_launch("tinybatch::cuda potrf (fused variable-size step, tiles below)");
         }
         continue;

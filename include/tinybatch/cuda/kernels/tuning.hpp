@@ -528,9 +528,8 @@ constexpr bool vgemm_async(int elem_bytes, bool mma) {
 /// Variable-size batches on the GEMM-updated path: each panel step as the fused step
 /// (potrf_vfused_kernel: a head launch that updates, factors and solves the top tile of each
 /// live matrix's panel, then one for the tiles below; no workspace S, two launches a step)
-/// instead of the split step (update into S, diagonal blocks, TRSM of the rows below): 1 in
-/// two launches a step (heads, then the tiles below), 2 in one cooperative launch (the tiles
-/// below wait on their head's flag), 0 split; cholesky_options::vbatch_fused forces any.
+/// instead of the split step (update into S, diagonal blocks, TRSM of the rows below);
+/// cholesky_options::vbatch_fused 1 / 0 forces either.
 /// H100, 3000 matrices, ms, split with lists | fused in two launches | in one, uniform /
 /// Gaussian sizes (bench/results/h100/potrf-var-fused-04606f3.csv, -cross-04606f3.csv), double
 /// with the DMMA update: max 256 1.276 | 1.434 | 1.473, 1.124 | 1.293 | 1.353; 320 1.894 |
@@ -541,14 +540,15 @@ constexpr bool vgemm_async(int elem_bytes, bool mma) {
 /// 1.889 | 2.159. The split step's time moves by up to 8% between calls, the fused step's by
 /// under 1%: fused is 1.00 - 1.11x from 384 and loses up to 320 (0.87 - 0.89x), where the
 /// head tiles (one warp factors the diagonal block while three wait, half the threads solve)
-/// weigh more against the tiles below; the one-launch form gains nothing over two launches.
-/// Float (FMA update) loses at 256 and 512 (0.73 - 0.84x): split. Tried and removed: the
+/// weigh more against the tiles below. Float (FMA update) loses at 256 and 512 (0.73 -
+/// 0.84x): split. Tried and removed: one cooperative launch a step whose tiles below wait on
+/// their head's flag (release / acquire), 0.94 - 1.02x the two launches' speed; the
 /// solve as a product with the block's inverse (DMMA or all threads): 0.91 - 0.98x with DMMA,
 /// 0.93 - 0.97x in float, and a NaN in a row then reaches the whole row's solution; heads of
 /// 32 rows, a warp each with its own DMMA update (loads through registers): 0.81 - 0.87x
 /// (bench/results/h100/potrf-var-fused-h32-3c583a5.csv).
-constexpr int cholesky_vbatch_fused(int elem_bytes, int nmax, bool mma) {
-  return elem_bytes == 8 && mma && nmax > 352 ? 1 : 0;
+constexpr bool cholesky_vbatch_fused(int elem_bytes, int nmax, bool mma) {
+  return elem_bytes == 8 && mma && nmax > 352;
 }
 
 template <int ElemBytes, bool Mma>
