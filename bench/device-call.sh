@@ -49,10 +49,10 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
 step t_small 120 env TINYBATCH_CUDA_TESTS=small $B/test_cuda_cholesky_large
 step b_var 200 $B/bench_potrf_large --no-fixed --maxes 256,384,512 --types ds --csv $OUT/var.csv
 grep -E "default|padded|lists|fused" $OUT/b_var.log | head -80
-# 2. Where the fused step's time goes (kernel durations of the two-launch form, double, max
+# 2. Where the fused step's time goes (kernel durations, double, max
 #    512: head tiles and the tiles below).
 step ncu_times 60 ncu --cache-control none --clock-control none --kernel-name-base demangled \
-  --kernel-name 'regex:vfused_kernel<double, \(int\)32, \(bool\)0, \(bool\)1, \(bool\)., \(bool\)0' \
+  --kernel-name 'regex:vfused_kernel<double, \(int\)32, \(bool\)0, \(bool\)1' \
   --launch-count 64 --kill on --csv --page raw \
   --metrics gpu__time_duration.sum $B/bench_potrf_large --no-fixed --maxes 512 --types d
 # 3. memcheck of the whole file (small grid), the variable-size cases on the full grid.
