@@ -20,10 +20,10 @@ if [ "${1:-}" = --stage ]; then
   # nvcc's objects do not track the headers: rebuild them.
   rm -f build-dev/tests/cuda/test_cuda_cholesky_large.p/*.o build-dev/bench/gpu/bench_potrf_large.p/*.cu.o \
     build-dev/bench/bench_calu_gpu.p/*.cu.o
-  ninja -C build-dev tests/cuda/test_cuda_cholesky_large bench/gpu/bench_potrf_large bench/bench_calu_gpu
+  ninja -C build-dev tests/cuda/test_cuda_cholesky_large bench/gpu/bench_potrf_large bench/bench_calu_gpu tests/test_calu
   mkdir -p build-bin
   cp build-dev/tests/cuda/test_cuda_cholesky_large build-dev/bench/gpu/bench_potrf_large build-dev/bench/bench_calu_gpu \
-    bench/device-call.sh build-bin/
+    build-dev/tests/test_calu bench/device-call.sh build-bin/
   exit 0
 fi
 B=$(dirname "$0")
@@ -47,6 +47,24 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
 # 1. The whole Cholesky test file (small grid) on the tuning table (fused step in double above
 #    a largest order of 352), then the variable-size bench (split, fused, padded, cuSOLVER).
 step t_small 120 env TINYBATCH_CUDA_TESTS=small $B/test_cuda_cholesky_large
+# 1b. CPU CALU on the 16 Xeon cores: the blocked graph against the recursive halving (leaf
+#     widths), OpenBLAS and MKL (torch) side by side; the tests on 16 threads.
+export OMP_MAX_TASK_PRIORITY=2  # libgomp honours the panels' task priorities only with this
+C="env OMP_NUM_THREADS=16 $B/bench_calu_gpu --reps=2"
+step t_calu 90 env OMP_NUM_THREADS=16 $B/test_calu
+step calu_tall 150 $C --tall=100000x1024,200000x1024,100000x2048,400000x512 --methods=calu_blocked,calu_rec,lapacke \
+  --b=128 --leaf-width=128,256,512 --csv=$OUT/calu_tall.csv
+grep -E "^calu|^lapacke" $OUT/calu_tall.log
+step calu_sq 90 $C --square=4096,8192 --methods=calu_blocked,calu_rec,lapacke --b=128 --leaf-width=256,512,1024 \
+  --csv=$OUT/calu_sq.csv
+grep -E "^calu|^lapacke" $OUT/calu_sq.log
+step calu_mkl 90 python3 bench/calu/mkl_getrf.py --square=4096,8192 --tall=100000x1024,200000x1024,100000x2048,400000x512 \
+  --reps=2 --threads=16 --commit=${TB_COMMIT:-unknown} --csv=$OUT/calu_mkl.csv
+step calu_b64 60 $C --tall=100000x1024,400000x512 --methods=calu_blocked,calu_rec --b=64 --leaf-width=64,128,256 \
+  --csv=$OUT/calu_b64.csv
+grep -E "^calu" $OUT/calu_b64.log
+step calu_trace 30 $C --tall=100000x1024 --methods=calu_rec --b=128 --leaf-width=256 --reps=1 \
+  --trace=$OUT/calu_rec_trace.csv --csv=$OUT/calu_trace.csv
 step b_var 200 $B/bench_potrf_large --no-fixed --maxes 256,384,512 --types ds --csv $OUT/var.csv
 grep -E "default|padded|lists|fused" $OUT/b_var.log | head -80
 # 2. Where the fused step's time goes (kernel durations, double, max

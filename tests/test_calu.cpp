@@ -270,16 +270,20 @@ TEMPLATE_TEST_CASE("calu::getrf on random matrices: backward error, pivots, grow
                           {127, 127, 32, 2}, {200, 200, 24, 7}, {257, 257, 32, 4}, {1000, 40, 16, 4},
                           {3000, 64, 32, 8}, {1500, 100, 32, 5}, {513, 96, 96, 4}, {60, 200, 16, 2},
                           {33, 97, 8, 3},    {300, 300, 16, 1}};
-  // With look-ahead, the rest of each step per block column and as one wide update.
+  // With look-ahead, the rest of each step per block column and as one wide update; the
+  // recursive halving with leaves of one panel and of two (and a bit).
   for (const shape& s : shapes)
     for (int threads : {1, 2, 3})
-      for (int mode : {0, 1, 2, 3}) {  // look-ahead, + wide update, none, + the panel by U11^-1
+      for (int mode : {0, 1, 2, 3, 4, 5}) {  // look-ahead, + wide update, none, + the panel by U11^-1, recursive x 2
         const bool lookahead = mode != 2;
         if (!lookahead && threads != 2) continue;
         INFO("m " << s.m << " n " << s.n << " b " << s.b << " P_r " << s.pr << " threads " << threads
-                  << " lookahead " << lookahead << " wide update " << (mode == 1) << " panel inverse " << (mode == 3));
+                  << " lookahead " << lookahead << " wide update " << (mode == 1) << " panel inverse " << (mode == 3)
+                  << " recursive " << (mode >= 4));
         const matrix<T> a = random_matrix<T>(s.m, s.n, 3);
-        const result r = factor(a, opts(s.b, s.pr, threads, lookahead, 0, mode == 1, mode == 3));
+        calu::options o = opts(s.b, s.pr, threads, lookahead, 0, mode == 1, mode == 3);
+        if (mode >= 4) o.recursive = 1, o.leaf_width = mode == 4 ? s.b : 2 * s.b + 1;
+        const result r = factor(a, o);
         CHECK(r.info == 0);
         // One small matrix's growth varies more than the mean's (below): 4x per matrix.
         CHECK_FACTOR(r, 4.0);
@@ -339,9 +343,11 @@ TEST_CASE("calu::getrf's tournament chooses other pivots than partial pivoting",
 TEMPLATE_TEST_CASE("calu::getrf on matrices that need pivoting", "[calu]", float, double) {
   using T = TestType;
   for (int n : {64, 100})
-  for (int inv : {0, 1}) {  // TSLU's rows below by TRSM, by U11^-1
-    INFO("n " << n << " panel inverse " << inv);
-    const calu::options o = opts(16, 4, 2, true, 0, 0, inv);
+  for (int inv : {0, 1})  // TSLU's rows below by TRSM, by U11^-1
+  for (int rec : {0, 1}) {  // blocked, recursive halving
+    INFO("n " << n << " panel inverse " << inv << " recursive " << rec);
+    calu::options o = opts(16, 4, 2, true, 0, 0, inv);
+    o.recursive = rec, o.leaf_width = 16;
     // Tiny leading rows: every pivot must come from below.
     matrix<T> a = random_matrix<T>(n, n);
     for (int j = 0; j < n; ++j)
@@ -379,22 +385,25 @@ TEMPLATE_TEST_CASE("calu::getrf on Wilkinson's, Foster's and Wright's matrices",
   // Their growth under partial pivoting is exponential; CALU's may differ from it but must
   // stay within 4x, and the backward error small.
   for (int n : {24, 40})
-  for (int inv : {0, 1}) {  // TSLU's rows below by TRSM, by U11^-1
-    INFO("n " << n << " panel inverse " << inv);
+  for (int inv : {0, 1})  // TSLU's rows below by TRSM, by U11^-1
+  for (int rec : {0, 1}) {  // blocked, recursive halving
+    INFO("n " << n << " panel inverse " << inv << " recursive " << rec);
+    calu::options o = opts(8, 2, 2, true, 0, 0, inv);
+    o.recursive = rec, o.leaf_width = 8;
     {
       INFO("Wilkinson");
-      CHECK_FACTOR(factor(wilkinson<T>(n), opts(8, 2, 2, true, 0, 0, inv)), 4.0);
+      CHECK_FACTOR(factor(wilkinson<T>(n), o), 4.0);
     }
     {
       // Its growth under partial pivoting (1e6 at n = 24, 4e11 at 40) is in partial
       // pivoting's backward error too: CALU's within 4x of it (or < 30).
       INFO("Foster");
-      const result r = factor(foster<T>(n), opts(8, 2, 2, true, 0, 0, inv));
+      const result r = factor(foster<T>(n), o);
       CHECK_FACTOR_BOUND(r, 4.0, std::max(30.0, 4 * r.gepp_ratio));
     }
     {
       INFO("Wright");
-      CHECK_FACTOR(factor(wright<T>(n / 2), opts(8, 2, 2, true, 0, 0, inv)), 4.0);
+      CHECK_FACTOR(factor(wright<T>(n / 2), o), 4.0);
     }
   }
   // Partial pivoting's growth on the Wilkinson matrix really is 2^(n-1): the check above
@@ -440,6 +449,48 @@ TEMPLATE_TEST_CASE("calu::getrf on singular matrices: info as getrf's, factoriza
   const result r = factor(a, opts(16, 4));
   CHECK(r.info == 21);
   CHECK_FACTOR(r, 4.0);
+  // The recursive halving: zero columns in the left half, the right half, a leaf's second
+  // panel, the last column, and two of them (the first is info); square, tall and wide.
+  struct zcase { int m, n, z1, z2; };
+  for (const zcase z : {zcase{97, 97, 7, -1}, zcase{97, 97, 60, -1}, zcase{97, 97, 96, -1}, zcase{97, 97, 70, 20},
+                        zcase{700, 90, 40, 80}, zcase{60, 130, 50, 100}}) {
+    for (int leaf : {16, 33}) {
+      INFO("recursive, m " << z.m << " n " << z.n << " zero columns " << z.z1 << ", " << z.z2 << " leaf width " << leaf);
+      matrix<T> s = random_matrix<T>(z.m, z.n, 2);
+      for (int i = 0; i < z.m; ++i) {
+        s(i, z.z1) = T(0);
+        if (z.z2 >= 0) s(i, z.z2) = T(0);
+      }
+      calu::options o = opts(16, 4);
+      o.recursive = 1, o.leaf_width = leaf;
+      const result rs = factor(s, o);
+      CHECK(rs.info == rs.gepp_info);
+      CHECK(rs.info == (z.z1 < z.m ? std::min(z.z1, z.z2 < 0 ? z.z1 : z.z2) + 1 : 0));
+      CHECK_FACTOR(rs, 4.0);
+    }
+  }
+}
+
+TEST_CASE("calu::getrf's recursive halving takes the blocked graph's pivots", "[calu]") {
+  // The same tournaments on the same updated panels: the same ipiv (the updates' rounding
+  // differs, far below the gaps between these random candidates), the same factors to
+  // rounding.
+  struct shape { int m, n, b, pr, leaf; };
+  for (const shape s : {shape{300, 300, 16, 4, 16}, shape{300, 300, 16, 4, 64}, shape{3000, 200, 32, 8, 32},
+                        shape{2001, 333, 32, 3, 100}, shape{150, 400, 16, 2, 16}}) {
+    INFO("m " << s.m << " n " << s.n << " b " << s.b << " leaf width " << s.leaf);
+    const matrix<double> a = random_matrix<double>(s.m, s.n, 3);
+    calu::options o = opts(s.b, s.pr, 2);
+    const result blocked = factor(a, o);
+    o.recursive = 1, o.leaf_width = s.leaf;
+    matrix<double> lu = a;
+    std::vector<int> ipiv(std::min(s.m, s.n), -1);
+    REQUIRE(calu::getrf(a.m, a.n, lu.data(), lu.ld, ipiv.data(), o) == 0);
+    CHECK(ipiv == blocked.ipiv);
+    const result rec = factor(a, o);
+    CHECK_FACTOR(rec, 4.0);
+    CHECK(rec.growth == Approx(blocked.growth).epsilon(1e-6));
+  }
 }
 
 TEMPLATE_TEST_CASE("calu::getrf with TSLU's leaves split into runs (a flat tree inside each leaf)", "[calu]", float,
@@ -560,12 +611,14 @@ TEMPLATE_TEST_CASE("calu::getrs and calu::gesv solve with the factorization", "[
 
 TEST_CASE("calu::getrf's report and trace", "[calu]") {
   const matrix<double> a0 = random_matrix<double>(3000, 96);
+  for (int rec : {0, 1})
   for (bool trace : {false, true}) {
-    INFO("trace " << trace);
+    INFO("trace " << trace << " recursive " << rec);
     matrix<double> a = a0;
     std::vector<int> ipiv(96);
     calu::options o = opts(16, 2, 2);
     o.trace = trace;
+    o.recursive = rec, o.leaf_width = 32;
     calu::report rep;
     rep.events.push_back({"stale", 0, 0, 0, 0, 0});  // the call starts it afresh
     REQUIRE(calu::getrf(a.m, a.n, a.data(), a.ld, ipiv.data(), o, &rep) == 0);
@@ -588,6 +641,8 @@ TEST_CASE("calu::getrf's report and trace", "[calu]") {
     for (const char* k : {"leaf", "tree", "panel_lu", "panel_trsm", "update", "gemm", "laswp"})
       CHECK(std::count(kinds.begin(), kinds.end(), std::string(k)) > 0);
     CHECK(std::count(kinds.begin(), kinds.end(), std::string("leaf")) == 2 * 6);  // 2 leaves, 6 panels
+    // Panels numbered 0 .. 5 whether the leaves' graphs or the halving made them.
+    for (const auto& e : rep.events) CHECK((e.K >= 0 && e.K < 6));
     auto ev = rep.events;
     std::sort(ev.begin(), ev.end(), [](const auto& x, const auto& y) { return std::pair(x.thread, x.t0) < std::pair(y.thread, y.t0); });
     for (std::size_t i = 1; i < ev.size(); ++i)
@@ -604,6 +659,9 @@ TEST_CASE("calu::getrf rejects bad arguments", "[calu]") {
   CHECK_THROWS_AS(calu::getrf(10, 10, a.data(), 10, nullptr), tinybatch::invalid_argument);
   CHECK_THROWS_AS(calu::getrs('X', 10, 1, a.data(), 10, ipiv.data(), a.data(), 10), tinybatch::invalid_argument);
   CHECK_THROWS_AS(calu::getrf(10, 10, a.data(), 10, ipiv.data(), opts(4, 2, 2, true, -1)), tinybatch::invalid_argument);
+  calu::options bad_leaf;
+  bad_leaf.leaf_width = -1;
+  CHECK_THROWS_AS(calu::getrf(10, 10, a.data(), 10, ipiv.data(), bad_leaf), tinybatch::invalid_argument);
   CHECK(calu::getrf(0, 0, (double*)nullptr, 1, nullptr) == 0);
 }
 

@@ -6,8 +6,9 @@
 // tournament, hybrid_gpu_cublas: its node LUs by cuBLAS), and
 // cuSOLVER dgetrf (matrix on the GPU).
 //
-//   bench_calu [--square=4096,8192] [--tall=100000x1024,...] [--methods=calu,calu_wide,calu_narrow,lapacke,panel,hybrid,hybrid_gpu,hybrid_gpu_cublas,cusolver]
+//   bench_calu [--square=4096,8192] [--tall=100000x1024,...] [--methods=calu,calu_wide,calu_narrow,calu_blocked,calu_rec,lapacke,panel,hybrid,hybrid_gpu,hybrid_gpu_cublas,cusolver]
 //              [--b=128,256] [--d=model,1,2,4] [--reps=2] [--threads=16] [--row-blocks=0] [--leaf-rows=0] [--panel-inverse=-1]
+//              [--leaf-width=0,256,512]
 //              [--csv=out.csv] [--trace=trace.csv] [--no-check] [--max-cpu-n=16384]
 //
 // Each (shape, method, b, d) runs --reps times after one warm-up run on a fresh copy of the
@@ -22,6 +23,8 @@
 // --leaf-rows: rows of each LU inside a TSLU leaf (0: the default, about 2 MiB; a number
 // above m: one LU per leaf, as before the leaves were split). --panel-inverse=1 / 0: TSLU's
 // rows below the diagonal block by GEMMs with U11^-1 / by TRSM (default: the library's).
+// calu_blocked / calu_rec: CALU with options::recursive off / on, calu_rec once per
+// --leaf-width (the widest column block of the blocked graph; 0: the library's).
 #include <tinybatch/tasks/calu.hpp>
 #if defined(__CUDACC__)
 #include <cusolverDn.h>
@@ -79,7 +82,7 @@ struct shape {
 struct config {
   std::vector<shape> shapes;
   std::vector<std::string> methods{"calu", "lapacke"};
-  std::vector<int> bs{0};
+  std::vector<int> bs{0}, leaf_widths{0};
   std::vector<std::string> ds{"model"};
   int reps = 2, threads = 0, row_blocks = 0, leaf_rows = 0, panel_inverse = -1;
   long max_cpu_n = 1L << 40;  // CPU methods only on shapes with n <= this
@@ -180,6 +183,9 @@ int run(int argc, char** argv) {
     } else if (const char* v = val("--b=")) {
       c.bs.clear();
       for (auto& s : split(v)) c.bs.push_back(std::atoi(s.c_str()));
+    } else if (const char* v = val("--leaf-width=")) {
+      c.leaf_widths.clear();
+      for (auto& s : split(v)) c.leaf_widths.push_back(std::atoi(s.c_str()));
     } else if (const char* v = val("--d=")) {
       c.ds = split(v);
     } else if (const char* v = val("--reps=")) {
@@ -261,7 +267,9 @@ int run(int argc, char** argv) {
     auto check = [&](const double* lu) { return c.check && square_shape ? solve_ratio(n, a0.get(), lu, ipiv.data()) : 0.0; };
 
     for (const std::string& method : c.methods) {
-      const bool cpu_method = method == "calu" || method == "calu_wide" || method == "calu_narrow" || method == "lapacke";
+      const bool calu_method = method == "calu" || method == "calu_wide" || method == "calu_narrow" ||
+                               method == "calu_blocked" || method == "calu_rec";
+      const bool cpu_method = calu_method || method == "lapacke";
       if (cpu_method && n > c.max_cpu_n) continue;
       if (method == "lapacke") {
         row r{"lapacke", m, n, 0, 0, 0, 0, 1e30, 0, 0, 0, "OpenBLAS dgetrf, all threads"};
@@ -275,16 +283,21 @@ int run(int argc, char** argv) {
         }
         r.gflops = flops / r.seconds * 1e-9;
         emit(r);
-      } else if (method == "calu" || method == "calu_wide" || method == "calu_narrow") {
-        for (int b : c.bs) {
+      } else if (calu_method) {
+        for (int b : c.bs)
+        for (int lw : method == "calu_rec" ? c.leaf_widths : std::vector<int>{0}) {
           calu::options o;
           o.b = b, o.row_blocks = c.row_blocks, o.leaf_rows = c.leaf_rows;
           // calu: the default; calu_wide / calu_narrow: each step's rest as one wide update or
           // one update per block column (options::wide_update).
           o.wide_update = method == "calu_wide" ? 1 : method == "calu_narrow" ? 0 : -1;
           o.panel_inverse = c.panel_inverse;
+          o.recursive = method == "calu_rec" ? 1 : method == "calu_blocked" ? 0 : -1;
+          o.leaf_width = lw;
+          const std::string how = method == "calu_rec" ? "recursive halving, leaf width " + std::to_string(lw)
+                                                       : "CPU task graph";
           row r{method, m, n, b ? b : calu::default_block(int(m), int(n)), 0, 0, c.row_blocks ? c.row_blocks : threads,
-                1e30, 0, 0, 0, "CPU task graph" + leaf_note};
+                1e30, 0, 0, 0, how + leaf_note};
           const bool trace_this = !c.trace.empty() && !traced;
           for (int rep = 0; rep <= c.reps; ++rep) {
             copy_parallel(work.get(), a0.get(), count);

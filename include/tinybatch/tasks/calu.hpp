@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../core/error.hpp"
@@ -45,6 +46,11 @@ struct options {
   /// TSLU's rows below the diagonal block by GEMMs with U11^-1 (1) or by TRSM (0); -1:
   /// detail::panel_inverse_default.
   int panel_inverse = -1;
+  /// The columns halved recursively (1 on, 0 off, -1: recursive_default): the left half
+  /// factored, the right half updated by one TRSM and one GEMM of rank up to n / 2, then
+  /// factored; column blocks of at most leaf_width columns by the blocked look-ahead graph.
+  int recursive = -1;
+  int leaf_width = 0;  ///< with recursive: the widest block of the blocked graph (0: 4 b)
   int d = 0;           ///< hybrid only: block columns on the CPU (0: the model's d)
   bool trace = false;  ///< record every task's interval in the report's events
 };
@@ -66,6 +72,12 @@ inline int default_block(int m, int n) {
 
 /// Whether getrf takes the wide update by default (options::wide_update = -1).
 inline bool wide_update_default(int m, int n) {
+  (void)m, (void)n;
+  return false;
+}
+
+/// Whether getrf halves the columns recursively by default (options::recursive = -1).
+inline bool recursive_default(int m, int n) {
   (void)m, (void)n;
   return false;
 }
@@ -93,8 +105,8 @@ inline void check_getrf(const char* routine, int m, int n, const void* a, int ld
           [&] { return "lda = " + std::to_string(lda) + " < max(1, m = " + std::to_string(m) + ")"; });
   require(a || m == 0 || n == 0, routine, "A is null");
   require(ipiv || std::min(m, n) == 0, routine, "ipiv is null");
-  require(o.b >= 0 && o.row_blocks >= 0 && o.leaf_rows >= 0 && o.threads >= 0 && o.d >= 0, routine,
-          "options: b, row_blocks, leaf_rows, threads and d must be >= 0");
+  require(o.b >= 0 && o.row_blocks >= 0 && o.leaf_rows >= 0 && o.threads >= 0 && o.d >= 0 && o.leaf_width >= 0,
+          routine, "options: b, row_blocks, leaf_rows, threads, leaf_width and d must be >= 0");
 }
 
 /// Panel K's interchanges on one block column (w columns at `col`, rows 0..m), U(K, J) =
@@ -199,15 +211,12 @@ inline plan make_plan(int m, int n, const options& opt) {
 
 }  // namespace detail
 
-/// LU with tournament pivoting: A = P L U, L unit lower (m x min(m, n)), U upper. ipiv
-/// (min(m, n) entries) as LAPACK's getrf: row i was interchanged with row ipiv[i] (1-based).
-/// Returns info as getrf: 0, or i > 0 when U(i, i) is exactly zero (the first such), the
-/// factorization completed all the same. Throws tinybatch::invalid_argument on bad arguments.
-/// rep (optional): the task graph's time, and with options::trace every task's interval.
+namespace detail {
+
+/// The blocked factorization: one task graph over all block columns (getrf's arguments,
+/// checked).
 template <class T>
-int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}, report* rep = nullptr) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "calu::getrf: float or double");
-  detail::check_getrf("calu::getrf", m, n, a, lda, ipiv, opt);
+int getrf_blocked(int m, int n, T* a, int lda, int* ipiv, const options& opt, report* rep) {
   if (rep) rep->seconds = 0, rep->events.clear();
   if (std::min(m, n) == 0) return 0;
   const detail::plan p = detail::make_plan(m, n, opt);
@@ -300,6 +309,117 @@ int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}, repor
     if (tr) tr->collect(rep->events);
   }
   return info;
+}
+
+/// Interchanges k1..k2 (1-based, global ipiv) on w columns, in column chunks on the
+/// threads: the left half's columns take the right half's pivots, up to n / 2 of them.
+template <class T>
+void laswp_columns(int w, T* a, int lda, int k1, int k2, const int* ipiv, int threads) {
+  const int chunks = std::max(1, std::min(threads, w / 32));
+#pragma omp parallel for num_threads(chunks) schedule(static, 1) if (chunks > 1)
+  for (int c = 0; c < chunks; ++c) {
+    const int c0 = int((long long)w * c / chunks), c1 = int((long long)w * (c + 1) / chunks);
+    lapack<T>::laswp(c1 - c0, a + std::size_t(c0) * lda, lda, k1, k2, ipiv);
+  }
+}
+
+/// The rest of one halving: block column [k0, k0 + jb) factored, its pivots applied to the w
+/// columns at `col` with U = L11^-1 A12 and the GEMM below (update_wide's tiles), on the
+/// threads of one parallel region.
+template <class T>
+void update_halves(int m, const T* panel, int lda, T* col, const int* ipiv, int k0, int jb, int w, int threads,
+                   tracer* tr, int K, int J) {
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+  update_wide(m, panel, lda, col, lda, ipiv, k0, jb, w, threads, tr, K, J);
+}
+
+/// Recursive CALU of the columns [c0, c0 + w) (rows c0.., every update from the columns left
+/// of c0 applied): the left half (a multiple of b columns) factored, the right half updated
+/// with rank w1 and factored, the right half's pivots applied to the left half's columns.
+/// Blocks of at most leaf_w columns: the blocked graph. Returns the first zero pivot (global,
+/// 1-based), 0 if none. rep: the leaves' and updates' trace events, if traced.
+template <class T>
+int getrf_halves(int m, T* a, int lda, int* ipiv, int c0, int w, int b, int leaf_w, int threads,
+                 const options& leaf_opt, tracer* tr, double origin, std::vector<trace_event>* events) {
+  if (w <= leaf_w) {
+    report lr;
+    const double s = now();
+    const int info = getrf_blocked(m - c0, w, a + c0 + std::size_t(c0) * lda, lda, ipiv + c0, leaf_opt,
+                                   events ? &lr : nullptr);
+    for (int i = 0; i < w; ++i) ipiv[c0 + i] += c0;
+    if (events)
+      for (trace_event e : lr.events) {
+        e.K += c0 / b;  // block columns of the whole matrix; J is one for updates only
+        if (e.J >= 0 && (std::string_view(e.what) == "update" || std::string_view(e.what) == "gemm")) e.J += c0 / b;
+        e.t0 += s - origin, e.t1 += s - origin;
+        events->push_back(e);
+      }
+    return info ? c0 + info : 0;
+  }
+  const int w1 = std::max(b, (w / b + 1) / 2 * b), w2 = w - w1;
+  const int info1 = getrf_halves(m, a, lda, ipiv, c0, w1, b, leaf_w, threads, leaf_opt, tr, origin, events);
+  update_halves(m, a + std::size_t(c0) * lda, lda, a + std::size_t(c0 + w1) * lda, ipiv, c0, w1, w2, threads, tr,
+                c0 / b, (c0 + w1) / b);
+  const int info2 = getrf_halves(m, a, lda, ipiv, c0 + w1, w2, b, leaf_w, threads, leaf_opt, tr, origin, events);
+  const double s = trace_start(tr);
+  laswp_columns(w1, a + std::size_t(c0) * lda, lda, c0 + w1 + 1, c0 + w, ipiv, threads);
+  if (tr) tr->add("laswp", c0 / b, -1, s);
+  return info1 ? info1 : info2;
+}
+
+/// The recursive factorization (options::recursive): getrf_halves over the first min(m, n)
+/// columns, then a wide matrix's columns right of them (interchanges and U only).
+template <class T>
+int getrf_recursive(int m, int n, T* a, int lda, int* ipiv, const options& opt, report* rep) {
+  if (rep) rep->seconds = 0, rep->events.clear();
+  const plan p = make_plan(m, n, opt);
+  const int leaf_w = std::max(p.b, opt.leaf_width ? opt.leaf_width : 4 * p.b);
+  options leaf = opt;
+  leaf.recursive = 0, leaf.b = p.b, leaf.threads = p.threads, leaf.row_blocks = p.row_blocks;
+  blas_single_threaded one_thread_blas;
+  const double start = now();
+  std::optional<tracer> traced;
+  if (opt.trace && rep) traced.emplace(p.threads);
+  tracer* tr = traced ? &*traced : nullptr;
+  std::vector<trace_event> leaf_events;
+  int info = getrf_halves(m, a, lda, ipiv, 0, p.mn, p.b, leaf_w, p.threads, leaf, tr, start,
+                          tr ? &leaf_events : nullptr);
+  if (n > p.mn)
+    update_halves(m, a, lda, a + std::size_t(p.mn) * lda, ipiv, 0, p.mn, n - p.mn, p.threads, tr, 0, p.np);
+  if (rep) {
+    rep->seconds = now() - start;
+    if (tr) {
+      tr->collect(rep->events);
+      rep->events.insert(rep->events.end(), leaf_events.begin(), leaf_events.end());
+    }
+  }
+  return info;
+}
+
+}  // namespace detail
+
+/// LU with tournament pivoting: A = P L U, L unit lower (m x min(m, n)), U upper. ipiv
+/// (min(m, n) entries) as LAPACK's getrf: row i was interchanged with row ipiv[i] (1-based).
+/// Returns info as getrf: 0, or i > 0 when U(i, i) is exactly zero (the first such), the
+/// factorization completed all the same. Throws tinybatch::invalid_argument on bad arguments.
+/// rep (optional): the factorization's time, and with options::trace every task's interval.
+/// The pivots are the tournament's of each b-wide panel after every update from its left,
+/// the same with options::recursive on or off (up to rounding in near ties).
+template <class T>
+int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}, report* rep = nullptr) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "calu::getrf: float or double");
+  detail::check_getrf("calu::getrf", m, n, a, lda, ipiv, opt);
+  const int mn = std::min(m, n);
+  if (mn == 0) {
+    if (rep) rep->seconds = 0, rep->events.clear();
+    return 0;
+  }
+  const detail::plan p = detail::make_plan(m, n, opt);
+  const bool rec = opt.recursive >= 0 ? opt.recursive > 0 : recursive_default(m, n);
+  if (rec && mn > std::max(p.b, opt.leaf_width ? opt.leaf_width : 4 * p.b))
+    return detail::getrf_recursive(m, n, a, lda, ipiv, opt, rep);
+  return detail::getrf_blocked(m, n, a, lda, ipiv, opt, rep);
 }
 
 /// Solves op(A) X = B with getrf's result (A n x n); trans 'N', 'T' or 'C'.
