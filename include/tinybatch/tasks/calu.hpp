@@ -149,8 +149,9 @@ int factor_panel(int m, T* panel, int ld, int* ipiv, int k0, int jb, int row_blo
 }
 
 /// The rest of step K in one task (options::wide_update): the interchanges and TRSM on column
-/// chunks of about 256, then the GEMM in tiles of up to the whole width w, so the GEMMs have
-/// up to w columns instead of b (a rank-b update of b columns packs its operands for 2 b^2
+/// chunks of at least 64, one a thread (the recursive halving's TRSM is up to n / 2 deep),
+/// then the GEMM in tiles of up to the whole width w, so the GEMMs have up to w columns
+/// instead of b (a rank-b update of b columns packs its operands for 2 b^2
 /// flops a row; of w columns, 2 b w), and L(K)'s rows are read once per tile column instead
 /// of once per block column. Child tasks of the caller's task.
 template <class T>
@@ -158,7 +159,7 @@ void update_wide(int m, const T* panel, int ldp, T* col, int ldc, const int* ipi
                  int threads, tracer* tr = nullptr, int K = 0, int J = 0) {
   using L = lapack<T>;
   const T* l11 = panel + k0;
-  const int cchunks = std::max(1, std::min(threads, w / 256));
+  const int cchunks = std::max(1, std::min(threads, w / 64));
   for (int c = 0; c < cchunks; ++c) {
 #pragma omp task default(none) shared(ldp, ldc, col, l11, ipiv, tr) firstprivate(c, cchunks, w, k0, jb, K, J) if (cchunks > 1)
     {
