@@ -63,6 +63,7 @@ step calu_mkl 90 python3 bench/calu/mkl_getrf.py --square=4096,8192 --tall=10000
 step calu_b64 60 $C --tall=100000x1024,400000x512 --methods=calu_blocked,calu_rec --b=64 --leaf-width=64,128,256 \
   --csv=$OUT/calu_b64.csv
 grep -E "^calu" $OUT/calu_b64.log
+[ -x $B/leafrate ] && step calu_leafrate 40 bash -c "$B/leafrate 1; $B/leafrate 16"
 step calu_trace 30 $C --tall=100000x1024 --methods=calu_rec --b=128 --leaf-width=256 --reps=1 \
   --trace=$OUT/calu_rec_trace.csv --csv=$OUT/calu_trace.csv
 step b_var 200 $B/bench_potrf_large --no-fixed --maxes 256,384,512 --types ds --csv $OUT/var.csv
