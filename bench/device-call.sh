@@ -63,6 +63,16 @@ step calu_mkl 90 python3 bench/calu/mkl_getrf.py --square=4096,8192 --tall=10000
 step calu_b64 60 $C --tall=100000x1024,400000x512 --methods=calu_blocked,calu_rec --b=64 --leaf-width=64,128,256 \
   --csv=$OUT/calu_b64.csv
 grep -E "^calu" $OUT/calu_b64.log
+step calu_b64_all 120 $C --tall=100000x1024,200000x1024,100000x2048,400000x512 --methods=calu_blocked,calu_rec --b=64 \
+  --leaf-width=256,512 --csv=$OUT/calu_b64_all.csv
+grep -E "^calu" $OUT/calu_b64_all.log
+step calu_b32 60 $C --tall=100000x1024,400000x512 --methods=calu_blocked,calu_rec --b=32 --leaf-width=128,256 \
+  --csv=$OUT/calu_b32.csv
+grep -E "^calu" $OUT/calu_b32.log
+step calu_sq64 60 $C --square=4096,8192 --methods=calu_blocked,lapacke --b=64,128,256 --csv=$OUT/calu_sq64.csv
+grep -E "^calu|^lapacke" $OUT/calu_sq64.log
+step calu_trace_b64 30 $C --tall=100000x1024 --methods=calu_blocked --b=64 --reps=1 \
+  --trace=$OUT/calu_b64_trace.csv --csv=$OUT/calu_trace_b64.csv
 [ -x $B/leafrate ] && step calu_leafrate 40 bash -c "$B/leafrate 1; $B/leafrate 16"
 step calu_trace 30 $C --tall=100000x1024 --methods=calu_rec --b=128 --leaf-width=256 --reps=1 \
   --trace=$OUT/calu_rec_trace.csv --csv=$OUT/calu_trace.csv
