@@ -74,6 +74,7 @@ grep -E "^calu|^lapacke" $OUT/calu_sq64.log
 step calu_trace_b64 30 $C --tall=100000x1024 --methods=calu_blocked --b=64 --reps=1 \
   --trace=$OUT/calu_b64_trace.csv --csv=$OUT/calu_trace_b64.csv
 [ -x $B/leafrate ] && step calu_leafrate 40 bash -c "$B/leafrate 1; $B/leafrate 16"
+[ -x $B/bench_mem_bw ] && step mem_bw 30 env OMP_NUM_THREADS=16 OMP_PROC_BIND=spread $B/bench_mem_bw
 step calu_trace 30 $C --tall=100000x1024 --methods=calu_rec --b=128 --leaf-width=256 --reps=1 \
   --trace=$OUT/calu_rec_trace.csv --csv=$OUT/calu_trace.csv
 step b_var 200 $B/bench_potrf_large --no-fixed --maxes 256,384,512 --types ds --csv $OUT/var.csv
