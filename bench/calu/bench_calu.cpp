@@ -296,7 +296,7 @@ int run(int argc, char** argv) {
           o.leaf_width = lw;
           const std::string how = method == "calu_rec" ? "recursive halving, leaf width " + std::to_string(lw)
                                                        : "CPU task graph";
-          row r{method, m, n, b ? b : calu::default_block(int(m), int(n)), 0, 0, c.row_blocks ? c.row_blocks : threads,
+          row r{method, m, n, b ? b : calu::cpu_block(int(m), int(n)), 0, 0, c.row_blocks ? c.row_blocks : threads,
                 1e30, 0, 0, 0, how + leaf_note};
           const bool trace_this = !c.trace.empty() && !traced;
           for (int rep = 0; rep <= c.reps; ++rep) {

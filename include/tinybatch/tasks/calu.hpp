@@ -34,7 +34,7 @@ namespace tinybatch::calu {
 
 /// The factorization's parameters; 0 means "choose" (default_block, omp_get_max_threads).
 struct options {
-  int b = 0;           ///< panel width (block column width)
+  int b = 0;           ///< panel width (block column width; 0: cpu_block, the hybrid default_block)
   int row_blocks = 0;  ///< P_r: row blocks of TSLU's tournament (0: the thread count)
   int leaf_rows = 0;   ///< rows of each LU inside a TSLU leaf (0: about 2 MiB of the panel)
   int threads = 0;     ///< OpenMP threads of the task graph (0: omp_get_max_threads())
@@ -67,6 +67,20 @@ inline int default_block(int m, int n) {
   const int mn = std::min(m, n);
   if (mn <= 256) return 32;
   if (mn <= 2048) return 64;
+  return 128;
+}
+
+/// The CPU mode's default panel width (calu::getrf; the hybrid keeps default_block): 64 up to
+/// min(m, n) = 4096 where default_block gives 128 from 2049. On the H100 machine's 16 Xeon
+/// cores (OpenMP priorities on, seconds, best of 2; bench/results/h100/calu-b-2fe6bcf-{B,C}-*.csv,
+/// two calls on one lease, B and C): 4096^2 at b = 64 0.100 (B), 0.105 (C), at 128 0.152 (B);
+/// 8192^2 at 64 0.665 (B), 0.816 (C), at 128 0.729 (B): a tie within the runs' spread, so 128
+/// stays there. The tall shapes (min(m, n) <= 2048) already take 64, measured faster than 128
+/// in an earlier lease (calu-rec-2fe6bcf-*.csv: 0.301 against 0.354 s at 100000 x 1024).
+inline int cpu_block(int m, int n) {
+  const int mn = std::min(m, n);
+  if (mn <= 256) return 32;
+  if (mn <= 4096) return 64;
   return 128;
 }
 
@@ -198,10 +212,11 @@ void update_wide(int m, const T* panel, int ldp, T* col, int ldc, const int* ipi
 struct plan {
   int mn, b, threads, row_blocks, leaf_rows, nb, np;
 };
-inline plan make_plan(int m, int n, const options& opt) {
+/// cpu: calu::getrf's plan (cpu_block), else the hybrid's (default_block).
+inline plan make_plan(int m, int n, const options& opt, bool cpu = false) {
   plan p;
   p.mn = std::min(m, n);
-  p.b = std::max(1, std::min(opt.b ? opt.b : default_block(m, n), p.mn));
+  p.b = std::max(1, std::min(opt.b ? opt.b : cpu ? cpu_block(m, n) : default_block(m, n), p.mn));
   p.threads = opt.threads ? opt.threads : omp_get_max_threads();
   p.row_blocks = opt.row_blocks ? opt.row_blocks : p.threads;
   p.leaf_rows = opt.leaf_rows;
@@ -220,7 +235,7 @@ template <class T>
 int getrf_blocked(int m, int n, T* a, int lda, int* ipiv, const options& opt, report* rep) {
   if (rep) rep->seconds = 0, rep->events.clear();
   if (std::min(m, n) == 0) return 0;
-  const detail::plan p = detail::make_plan(m, n, opt);
+  const detail::plan p = detail::make_plan(m, n, opt, true);
   const int mn = p.mn, b = p.b, threads = p.threads, row_blocks = p.row_blocks, leaf_rows = p.leaf_rows,
             nb = p.nb, np = p.np;
   std::vector<char> deps(nb + 1);  // one dependence object per block column, one for the rests
@@ -374,7 +389,7 @@ int getrf_halves(int m, T* a, int lda, int* ipiv, int c0, int w, int b, int leaf
 template <class T>
 int getrf_recursive(int m, int n, T* a, int lda, int* ipiv, const options& opt, report* rep) {
   if (rep) rep->seconds = 0, rep->events.clear();
-  const plan p = make_plan(m, n, opt);
+  const plan p = make_plan(m, n, opt, true);
   const int leaf_w = std::max(p.b, opt.leaf_width ? opt.leaf_width : 4 * p.b);
   options leaf = opt;
   leaf.recursive = 0, leaf.b = p.b, leaf.threads = p.threads, leaf.row_blocks = p.row_blocks;
@@ -416,7 +431,7 @@ int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}, repor
     if (rep) rep->seconds = 0, rep->events.clear();
     return 0;
   }
-  const detail::plan p = detail::make_plan(m, n, opt);
+  const detail::plan p = detail::make_plan(m, n, opt, true);
   const bool rec = opt.recursive >= 0 ? opt.recursive > 0 : recursive_default(m, n);
   if (rec && mn > std::max(p.b, opt.leaf_width ? opt.leaf_width : 4 * p.b))
     return detail::getrf_recursive(m, n, a, lda, ipiv, opt, rep);
