@@ -73,6 +73,15 @@ step calu_sq64 60 $C --square=4096,8192 --methods=calu_blocked,lapacke --b=64,12
 grep -E "^calu|^lapacke" $OUT/calu_sq64.log
 step calu_trace_b64 30 $C --tall=100000x1024 --methods=calu_blocked --b=64 --reps=1 \
   --trace=$OUT/calu_b64_trace.csv --csv=$OUT/calu_trace_b64.csv
+# The open CPU CALU defaults with more repeats: the blocked graph at b 64 (the default) against
+# b 32 and the halving (b 32 / 64, leaves of 256) on the tall shapes, b 64 against 128 at 8192^2.
+step calu_rep4 200 $C --reps=4 --tall=100000x1024,200000x1024,100000x2048,400000x512 --methods=calu_blocked,calu_rec \
+  --b=32,64 --leaf-width=256 --csv=$OUT/calu_rep4.csv
+grep -E "^calu" $OUT/calu_rep4.log
+step calu_rep4_sq 80 $C --reps=4 --square=4096,8192 --methods=calu_blocked --b=64,128 --csv=$OUT/calu_rep4_sq.csv
+grep -E "^calu" $OUT/calu_rep4_sq.log
+step calu_rep4_mkl 80 python3 bench/calu/mkl_getrf.py --square=4096,8192 \
+  --tall=100000x1024,200000x1024,100000x2048,400000x512 --reps=4 --threads=16 --csv=$OUT/calu_rep4_mkl.csv
 [ -x $B/leafrate ] && step calu_leafrate 40 bash -c "$B/leafrate 1; $B/leafrate 16"
 [ -x $B/bench_mem_bw ] && step mem_bw 30 env OMP_NUM_THREADS=16 OMP_PROC_BIND=spread $B/bench_mem_bw
 step calu_trace 30 $C --tall=100000x1024 --methods=calu_rec --b=128 --leaf-width=256 --reps=1 \
