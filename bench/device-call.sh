@@ -4,8 +4,9 @@
 # order, each step bounded by what is left of a deadline, every log and CSV under $OUT.
 #
 # Here (about 3 minutes on 2 cores):   bench/device-call.sh --stage
-#   configures build-dev for sm_90, builds test_cuda_cholesky_large, bench_potrf_large and
-#   bench_calu_gpu, and copies them and this script into build-bin/ (git-ignored, ~13 MiB).
+#   configures build-dev for sm_90, builds test_cuda_cholesky_large, bench_potrf_large,
+#   bench_calu_gpu, test_calu, bench_calu_leaf_rate and bench_mem_bw, and copies them and this
+#   script into build-bin/ (git-ignored, ~18 MiB).
 # There, through the device tool, with carry [".device-deps", "build-bin"]:
 #   source .device-deps/env.sh; TB_COMMIT=$(git rev-parse --short HEAD) bash build-bin/device-call.sh
 # TB_DEADLINE (seconds, default 570) keeps the call inside the tool's 600-second limit;
@@ -20,10 +21,11 @@ if [ "${1:-}" = --stage ]; then
   # nvcc's objects do not track the headers: rebuild them.
   rm -f build-dev/tests/cuda/test_cuda_cholesky_large.p/*.o build-dev/bench/gpu/bench_potrf_large.p/*.cu.o \
     build-dev/bench/bench_calu_gpu.p/*.cu.o
-  ninja -C build-dev tests/cuda/test_cuda_cholesky_large bench/gpu/bench_potrf_large bench/bench_calu_gpu tests/test_calu
+  ninja -C build-dev tests/cuda/test_cuda_cholesky_large bench/gpu/bench_potrf_large bench/bench_calu_gpu tests/test_calu \
+    bench/bench_calu_leaf_rate bench/bench_mem_bw
   mkdir -p build-bin
   cp build-dev/tests/cuda/test_cuda_cholesky_large build-dev/bench/gpu/bench_potrf_large build-dev/bench/bench_calu_gpu \
-    build-dev/tests/test_calu bench/device-call.sh build-bin/
+    build-dev/tests/test_calu build-dev/bench/bench_calu_leaf_rate build-dev/bench/bench_mem_bw bench/device-call.sh build-bin/
   exit 0
 fi
 B=$(dirname "$0")
@@ -82,8 +84,8 @@ step calu_rep4_sq 80 $C --reps=4 --square=4096,8192 --methods=calu_blocked --b=6
 grep -E "^calu" $OUT/calu_rep4_sq.log
 step calu_rep4_mkl 80 python3 bench/calu/mkl_getrf.py --square=4096,8192 \
   --tall=100000x1024,200000x1024,100000x2048,400000x512 --reps=4 --threads=16 --csv=$OUT/calu_rep4_mkl.csv
-[ -x $B/leafrate ] && step calu_leafrate 40 bash -c "$B/leafrate 1; $B/leafrate 16"
-[ -x $B/bench_mem_bw ] && step mem_bw 30 env OMP_NUM_THREADS=16 OMP_PROC_BIND=spread $B/bench_mem_bw
+step calu_leafrate 40 bash -c "$B/bench_calu_leaf_rate 1; $B/bench_calu_leaf_rate 16"
+step mem_bw 30 env OMP_NUM_THREADS=16 OMP_PROC_BIND=spread $B/bench_mem_bw
 step calu_trace 30 $C --tall=100000x1024 --methods=calu_rec --b=128 --leaf-width=256 --reps=1 \
   --trace=$OUT/calu_rec_trace.csv --csv=$OUT/calu_trace.csv
 step b_var 200 $B/bench_potrf_large --no-fixed --maxes 256,384,512 --types ds --csv $OUT/var.csv
