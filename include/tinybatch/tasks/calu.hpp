@@ -354,7 +354,8 @@ void update_halves(int m, const T* panel, int lda, T* col, const int* ipiv, int 
 /// of c0 applied): the left half (a multiple of b columns) factored, the right half updated
 /// with rank w1 and factored, the right half's pivots applied to the left half's columns.
 /// Blocks of at most leaf_w columns: the blocked graph. Returns the first zero pivot (global,
-/// 1-based), 0 if none. rep: the leaves' and updates' trace events, if traced.
+/// 1-based), 0 if none. Traced: tr records the halving's own tasks, events collects the
+/// leaves' (their panels renumbered as the whole matrix's, their times from origin).
 template <class T>
 int getrf_halves(int m, T* a, int lda, int* ipiv, int c0, int w, int b, int leaf_w, int threads,
                  const options& leaf_opt, tracer* tr, double origin, std::vector<trace_event>* events) {
