@@ -46,7 +46,6 @@ int main(int argc, char** argv) {
   openblas_set_num_threads(1);
   const int threads = argc > 1 ? atoi(argv[1]) : 1;  // concurrent copies, as TSLU's leaves run
   for (int m : {2176, 6250}) for (int n : {64, 128}) {
-    std::vector<double> flops_v;
     const double flops = double(m) * n * n - double(n) * n * n / 3;
     for (int v = 0; v < 3; ++v) {
       double best = 1e9;

@@ -212,6 +212,12 @@ void update_wide(int m, const T* panel, int ldp, T* col, int ldc, const int* ipi
 struct plan {
   int mn, b, threads, row_blocks, leaf_rows, nb, np;
 };
+
+/// The recursive halving's widest leaf: options::leaf_width, 0 for 4 b, at least b.
+inline int leaf_width(const plan& p, const options& opt) {
+  return std::max(p.b, opt.leaf_width ? opt.leaf_width : 4 * p.b);
+}
+
 /// cpu: calu::getrf's plan (cpu_block), else the hybrid's (default_block).
 inline plan make_plan(int m, int n, const options& opt, bool cpu = false) {
   plan p;
@@ -224,10 +230,6 @@ inline plan make_plan(int m, int n, const options& opt, bool cpu = false) {
   p.np = (p.mn + p.b - 1) / p.b;
   return p;
 }
-
-}  // namespace detail
-
-namespace detail {
 
 /// The blocked factorization: one task graph over all block columns (getrf's arguments,
 /// checked).
@@ -391,7 +393,7 @@ template <class T>
 int getrf_recursive(int m, int n, T* a, int lda, int* ipiv, const options& opt, report* rep) {
   if (rep) rep->seconds = 0, rep->events.clear();
   const plan p = make_plan(m, n, opt, true);
-  const int leaf_w = std::max(p.b, opt.leaf_width ? opt.leaf_width : 4 * p.b);
+  const int leaf_w = leaf_width(p, opt);
   options leaf = opt;
   leaf.recursive = 0, leaf.b = p.b, leaf.threads = p.threads, leaf.row_blocks = p.row_blocks;
   blas_single_threaded one_thread_blas;
@@ -434,7 +436,7 @@ int getrf(int m, int n, T* a, int lda, int* ipiv, const options& opt = {}, repor
   }
   const detail::plan p = detail::make_plan(m, n, opt, true);
   const bool rec = opt.recursive >= 0 ? opt.recursive > 0 : recursive_default(m, n);
-  if (rec && mn > std::max(p.b, opt.leaf_width ? opt.leaf_width : 4 * p.b))
+  if (rec && mn > detail::leaf_width(p, opt))
     return detail::getrf_recursive(m, n, a, lda, ipiv, opt, rep);
   return detail::getrf_blocked(m, n, a, lda, ipiv, opt, rep);
 }
