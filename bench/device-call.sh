@@ -10,7 +10,8 @@
 # There, through the device tool, with carry [".device-deps", "build-bin"]:
 #   source .device-deps/env.sh; TB_COMMIT=$(git rev-parse --short HEAD) bash build-bin/device-call.sh
 # TB_DEADLINE (seconds, default 570) keeps the call inside the tool's 600-second limit;
-# TB_ONLY="name name ..." runs only the steps named.
+# TB_ONLY="name name ..." runs only the steps named. Without it, the steps whose results are
+# committed already (MEASURED below) are left out: they stay here to be rerun by name.
 set -u
 if [ "${1:-}" = --stage ]; then
   set -e
@@ -32,11 +33,14 @@ B=$(dirname "$0")
 OUT=${OUT:-$(pwd)/device-logs}
 mkdir -p "$OUT"
 dl=$(($(date +%s) + ${TB_DEADLINE:-570}))
+# Measured and committed (bench/results/h100/calu-rec-2fe6bcf-*, calu-b-2fe6bcf-*).
+MEASURED=" calu_tall calu_sq calu_b64 calu_b64_all calu_b32 calu_sq64 calu_trace_b64 calu_leafrate mem_bw calu_trace "
 step() {  # name seconds command...: runs it with the smaller of its limit and what is left
   local n=$1 t=$2
   shift 2
   local l=$((dl - $(date +%s)))
   if [[ -n "${TB_ONLY:-}" && ! " $TB_ONLY " =~ " $n " ]]; then echo "== $n not asked"; return; fi
+  if [[ -z "${TB_ONLY:-}" && "$MEASURED" =~ " $n " ]]; then echo "== $n measured already (name it in TB_ONLY)"; return; fi
   if [ $l -lt 25 ]; then echo "== $n skipped ($l s left)"; return; fi
   [ $t -gt $l ] && t=$l
   echo "== $n $(date +%T) limit $t"
