@@ -34,7 +34,7 @@ OUT=${OUT:-$(pwd)/device-logs}
 mkdir -p "$OUT"
 dl=$(($(date +%s) + ${TB_DEADLINE:-570}))
 # Measured and committed (bench/results/h100/calu-rec-2fe6bcf-*, calu-b-2fe6bcf-*).
-MEASURED=" calu_tall calu_sq calu_b64 calu_b64_all calu_b32 calu_sq64 calu_trace_b64 calu_leafrate mem_bw calu_trace "
+MEASURED=" calu_tall calu_sq calu_mkl calu_b64 calu_b64_all calu_b32 calu_sq64 calu_trace_b64 calu_leafrate mem_bw calu_trace "
 step() {  # name seconds command...: runs it with the smaller of its limit and what is left
   local n=$1 t=$2
   shift 2
