@@ -5,7 +5,7 @@
 #
 # Here (about 3 minutes on 2 cores):   bench/device-call.sh --stage
 #   configures build-dev for sm_90, builds test_cuda_cholesky_large, bench_potrf_large,
-#   bench_calu_gpu, test_calu, bench_calu_leaf_rate and bench_mem_bw, and copies them and this
+#   bench_calu_gpu, test_calu, test_cuda_calu, bench_calu_leaf_rate and bench_mem_bw, and copies them and this
 #   script into build-bin/ (git-ignored, ~18 MiB).
 # There, through the device tool, with carry [".device-deps", "build-bin"]:
 #   source .device-deps/env.sh; TB_COMMIT=$(git rev-parse --short HEAD) bash build-bin/device-call.sh
@@ -21,20 +21,22 @@ if [ "${1:-}" = --stage ]; then
     meson setup build-dev --buildtype=release -Dcuda=enabled -Dtests=true -Dbenchmarks=true -Dexamples=false -Dgpu_arch=sm_90
   # nvcc's objects do not track the headers: rebuild them.
   rm -f build-dev/tests/cuda/test_cuda_cholesky_large.p/*.o build-dev/bench/gpu/bench_potrf_large.p/*.cu.o \
-    build-dev/bench/bench_calu_gpu.p/*.cu.o
+    build-dev/bench/bench_calu_gpu.p/*.cu.o build-dev/tests/cuda/test_cuda_calu.p/*.o
   ninja -C build-dev tests/cuda/test_cuda_cholesky_large bench/gpu/bench_potrf_large bench/bench_calu_gpu tests/test_calu \
-    bench/bench_calu_leaf_rate bench/bench_mem_bw
+    bench/bench_calu_leaf_rate bench/bench_mem_bw tests/cuda/test_cuda_calu
   mkdir -p build-bin
   cp build-dev/tests/cuda/test_cuda_cholesky_large build-dev/bench/gpu/bench_potrf_large build-dev/bench/bench_calu_gpu \
-    build-dev/tests/test_calu build-dev/bench/bench_calu_leaf_rate build-dev/bench/bench_mem_bw bench/device-call.sh build-bin/
+    build-dev/tests/test_calu build-dev/bench/bench_calu_leaf_rate build-dev/bench/bench_mem_bw \
+    build-dev/tests/cuda/test_cuda_calu bench/device-call.sh build-bin/
   exit 0
 fi
 B=$(dirname "$0")
 OUT=${OUT:-$(pwd)/device-logs}
 mkdir -p "$OUT"
 dl=$(($(date +%s) + ${TB_DEADLINE:-570}))
-# Measured and committed (bench/results/h100/calu-rec-2fe6bcf-*, calu-b-2fe6bcf-*).
-MEASURED=" calu_tall calu_sq calu_mkl calu_b64 calu_b64_all calu_b32 calu_sq64 calu_trace_b64 calu_leafrate mem_bw calu_trace "
+# Measured and committed (bench/results/h100/calu-rec-2fe6bcf-*, calu-b-2fe6bcf-*, calu-rep4-2fe6bcf-*).
+MEASURED=" calu_tall calu_sq calu_mkl calu_b64 calu_b64_all calu_b32 calu_sq64 calu_trace_b64 calu_leafrate mem_bw calu_trace
+  calu_rep4 calu_rep4_sq calu_rep4_mkl "
 step() {  # name seconds command...: runs it with the smaller of its limit and what is left
   local n=$1 t=$2
   shift 2
@@ -53,6 +55,21 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
 # 1. The whole Cholesky test file (small grid) on the tuning table (fused step in double above
 #    a largest order of 352), then the variable-size bench (split, fused, padded, cuSOLVER).
 step t_small 120 env TINYBATCH_CUDA_TESTS=small $B/test_cuda_cholesky_large
+# 0. The hybrid's one-launch GPU tournament (tournament_panel): its tests, memcheck and
+#    racecheck; then the hybrid with it (leaves 132 / 264, b 32 / 64) against cuSOLVER dgetrf
+#    and the per-panel getrf (the default) on the tall shapes and 16384^2.
+step t_gpu_calu 120 $B/test_cuda_calu "[gpu_panel]"
+step mc_gpu_calu 120 compute-sanitizer --tool memcheck --error-exitcode 9 $B/test_cuda_calu \
+  "calu::hybrid_getrf, panels on the GPU: growth*","calu::hybrid_getrf, panels on the GPU: singular*"
+step rc_gpu_calu 90 compute-sanitizer --tool racecheck --error-exitcode 9 $B/test_cuda_calu \
+  "calu::hybrid_getrf, panels on the GPU: singular*"
+G="$B/bench_calu_gpu --reps=2 --tall=100000x1024,200000x1024,100000x2048,400000x512 --square=16384"
+step tp_base 120 $G --methods=cusolver,hybrid_gpu --csv=$OUT/tp_base.csv
+grep -E "^cusolver|^hybrid" $OUT/tp_base.log
+step tp_132 90 $G --methods=hybrid_gpu --row-blocks=132 --b=32,64 --csv=$OUT/tp_132.csv
+grep -E "^hybrid" $OUT/tp_132.log
+step tp_264 90 $G --methods=hybrid_gpu --row-blocks=264 --b=32,64 --csv=$OUT/tp_264.csv
+grep -E "^hybrid" $OUT/tp_264.log
 # 1b. CPU CALU on the 16 Xeon cores: the blocked graph against the recursive halving (leaf
 #     widths), OpenBLAS and MKL (torch) side by side; the tests on 16 threads.
 export OMP_MAX_TASK_PRIORITY=2  # libgomp honours the panels' task priorities only with this

@@ -225,10 +225,15 @@ TEMPLATE_TEST_CASE("calu::hybrid_getrf, panels on the GPU: backward error, pivot
       INFO("m " << s.m << " n " << s.n << " b " << s.b << (dev ? " device" : " host"));
       const int ld = s.m + 2;
       const std::vector<T> a = random_matrix<T>(s.m, s.n, ld);
-      for (int variant : {0, 1, 2}) {  // tournament (kernel, cuBLAS); cuSOLVER's partial pivoting
+      // The tournament (tinybatch kernels: 2, 7 and up to 1000 leaves; cuBLAS node LUs);
+      // cuSOLVER's partial pivoting. Up to 64 columns the kernel is tournament_panel (runs
+      // of 256 rows, F-way merges, leaves down to one row), wider the per-level kernel.
+      for (int variant : {0, 1, 2, 3, 4}) {
         calu::hybrid_options opt = gpu_panel(s.b);
         opt.tournament_cublas = variant == 1;
         if (variant == 2) opt.row_blocks = 1;
+        if (variant == 3) opt.row_blocks = 7;
+        if (variant == 4) opt.row_blocks = 1000;
         const outcome o = hybrid(s.m, s.n, ld, a, dev, opt);
         INFO("variant " << variant << " ratio " << o.ratio);
         CHECK(o.info == 0);
@@ -242,13 +247,15 @@ TEST_CASE("calu::hybrid_getrf, panels on the GPU: growth within 2x of partial pi
           "[calu][hybrid][gpu_panel]") {
   (void)tinybatch_tests::seed();
   calu::cuda_device<double> ws;
-  for (bool cublas : {false, true}) {
-  INFO((cublas ? "cuBLAS node LUs" : "tinybatch node LUs"));
+  for (int leaves : {0, 2, 16}) {  // 0: cuBLAS node LUs
+  const bool cublas = leaves == 0;
+  INFO((cublas ? "cuBLAS node LUs" : "tinybatch node LUs, leaves ") << leaves);
   double g_tslu = 0, g_pp = 0;
   bool other_pivots = false;
   const int m = 2048, n = 256, b = 32, trials = 6;
   calu::hybrid_options opt = gpu_panel(b);
   opt.tournament_cublas = cublas;
+  if (!cublas) opt.row_blocks = leaves;
   for (int t = 0; t < trials; ++t) {
     const std::vector<double> a = random_matrix<double>(m, n, m);
     std::vector<double> lu = a, pp = a;
@@ -279,6 +286,7 @@ TEST_CASE("calu::hybrid_getrf, panels on the GPU: singular matrices give getrf's
     for (int i = 0; i < m; ++i) a[i + std::size_t(c) * m] = 0;
     calu::hybrid_options opt = gpu_panel(32);
     opt.tournament_cublas = c % 3 == 0;
+    opt.row_blocks = c == 37 ? 40 : 2;  // a zero column in many leaves and merges
     const outcome o = hybrid(m, n, m, a, c % 2 == 0, opt);
     CHECK(o.info == c + 1);
     CHECK(o.ratio < 30);

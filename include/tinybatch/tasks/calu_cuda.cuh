@@ -76,6 +76,17 @@ inline cublasStatus_t trsm(cublasHandle_t h, int m, int n, const float* a, int l
   return cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, m, n, &one, a, lda,
                      b, ldb);
 }
+/// B = B U^-1 (U upper, non-unit): the panel's rows below its diagonal block.
+inline cublasStatus_t trsm_right_upper(cublasHandle_t h, int m, int n, const double* a, int lda, double* b, int ldb) {
+  const double one = 1;
+  return cublasDtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, n, &one, a,
+                     lda, b, ldb);
+}
+inline cublasStatus_t trsm_right_upper(cublasHandle_t h, int m, int n, const float* a, int lda, float* b, int ldb) {
+  const float one = 1;
+  return cublasStrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, n, &one, a,
+                     lda, b, ldb);
+}
 /// C -= A B.
 inline cublasStatus_t gemm_minus(cublasHandle_t h, int m, int n, int k, const double* a, int lda, const double* b,
                                  int ldb, double* c, int ldc) {
@@ -252,15 +263,16 @@ inline bool is_device_pointer(const void* p) {
 }
 
 /// The hybrid with its panels on the GPU (panel_location::gpu): every step on the GPU, two
-/// queues ordered by events. Queue 0 factors panel K + 1 (TSLU's tournament as batched LUs,
-/// tslu_cuda.cuh; the chosen rows as interchanges; the unpivoted LU of the panel by cuSOLVER)
-/// while queue 1 updates the rest of step K's trailing matrix; queue 1 updates block column
-/// K + 1 first (the look-ahead column). The host computes each panel's interchanges from the
-/// tournament's jb rows (it waits for them, an event, while queue 1 runs the big update) and
-/// reads every info once at the end. options::row_blocks >= 2: the tournament, its leaves 2 b
-/// rows each (the batched LU's nodes) whatever the count says; 0 (the default) or 1: one
-/// leaf, every panel by cuSOLVER's partial pivoting, and the host waits for nothing (2.0 -
-/// 2.9x the tournament's speed on the H200, square and tall, docs/calu.md).
+/// queues ordered by events. Queue 0 factors panel K + 1 (TSLU's tournament, tslu_cuda.cuh;
+/// the chosen rows as interchanges; the unpivoted LU of the panel: cuSOLVER on its diagonal
+/// block, a TRSM below) while queue 1 updates the rest of step K's trailing matrix; queue 1
+/// updates block column K + 1 first (the look-ahead column). The host computes each panel's
+/// interchanges from the tournament's jb rows (it waits for them, an event, while queue 1
+/// runs the big update) and reads every info once at the end. options::row_blocks >= 2: the
+/// tournament; for panels of at most 64 columns one launch of tournament_panel with
+/// row_blocks leaves (at most m / jb and 4096), wider ones (or tournament_cublas) a launch
+/// per level of 2b-row nodes whatever the count says; 0 (the default) or 1: every panel by
+/// cuSOLVER's partial pivoting, and the host waits for nothing (docs/calu.md).
 template <class T>
 int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T* dA, long long ldda, int* ipiv,
                        const hybrid_options& opt, hybrid_report* report) {
@@ -300,6 +312,12 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
   if (!opt.tournament_cublas)
     TINYBATCH_CUDA_CHECK(
         cudaFuncSetAttribute(tournament_level<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max));
+  // tournament_panel's nodes (jb <= 64): leaves and tree nodes, 64 candidates each.
+  const std::size_t tp_nodes = 2 * std::size_t(tournament_max_leaves) + 64;
+  int* tp_cand = dev.device_ints(tp_nodes * 64);
+  int* tp_counts = dev.device_ints(tp_nodes);
+  auto* tp_arrivals = reinterpret_cast<unsigned*>(dev.device_ints(tp_nodes));
+  TINYBATCH_CUDA_CHECK(cudaMemsetAsync(tp_arrivals, 0, sizeof(unsigned) * tp_nodes, ps));
   int* node_info = dev.device_ints(max_nodes);
   int* flags = dev.device_ints(nb);
   int* panel_info = dev.device_ints(nb);
@@ -348,7 +366,15 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
     const dim3 grid_rows(1, (h + 127) / 128);
     bool first = true;
     int prev = 0;
-    if (!opt.tournament_cublas && level_bytes(jb) <= std::size_t(smem_max)) {
+    if (!opt.tournament_cublas && jb <= 64) {  // one launch, row_blocks leaves
+      const int leaves = std::min({opt.row_blocks, mp / jb, tournament_max_leaves});
+      if (leaves < 2) {
+        partial_pivoting();
+        return;
+      }
+      launch_tournament_panel<T>(ps, mp, jb, a, ldda, leaves, tp_cand, tp_counts, tp_arrivals, cand, flags + K);
+      tinybatch::cuda::check_launch("calu tournament_panel");
+    } else if (!opt.tournament_cublas && level_bytes(jb) <= std::size_t(smem_max)) {
       int *from = cand, *to = cand2;
       while (true) {
         tournament_level<T><<<nodes, 256, level_bytes(jb), ps>>>(first, from, prev, jb, h, mp, a, ldda, to, flags + K);
@@ -394,7 +420,10 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
     }
     dev.copy_ints_to_device(pq, ipiv_d + k0, ipiv_h + k0, jb);
     dev.laswp(pq, jb, dcol(K), ldda, k0, k0 + jb, ipiv_d);
-    TINYBATCH_CUDA_CHECK(getrf(solver, mp, jb, a, int(ldda), work, nullptr, panel_info + K));
+    // The unpivoted LU of the panel: its jb x jb block by cuSOLVER, the rows below by one
+    // TRSM (BLAS 3; cuSOLVER's getrf of the whole m x jb panel runs column by column).
+    TINYBATCH_CUDA_CHECK(getrf(solver, jb, jb, a, int(ldda), work, nullptr, panel_info + K));
+    if (mp > jb) TINYBATCH_CUDA_CHECK(trsm_right_upper(pblas, mp - jb, jb, a, int(ldda), a + jb, int(ldda)));
   };
   auto update = [&](int K, int c, int w) {  // columns c .. c + w - 1 by panel K, queue 1
     const int k0 = K * b, jb = std::min(b, mn - k0), below = m - k0 - jb;

@@ -167,6 +167,148 @@ __global__ void tournament_level(bool leaves, const int* cand, int nprev, int jb
   if (deficient && tid == 0) atomicOr(flag, 1);
 }
 
+/// Threads of tournament_panel's blocks: one candidate row each.
+inline constexpr int tournament_threads = 256;
+/// The most leaves tournament_panel is given (its node buffers are sized for this).
+inline constexpr int tournament_max_leaves = 4096;
+
+/// The partial-pivoting LU of one tournament node: up to 256 rows of the panel (`row`: this
+/// thread's panel row, -1 none), jb <= JB columns, each thread's row in registers. Only the
+/// order in which rows become pivots is kept (the factors are dropped), so a chosen row is
+/// not moved: it leaves the elimination instead. Per column: the largest |entry| among the
+/// rows left (ties: the lowest thread, deterministic), the pivot row broadcast through shared
+/// memory, a rank-1 update of the rows left; two barriers a column (the warp results and the
+/// pivot row are double-buffered). `chosen` (shared, JB) gets the pivot rows in order; returns
+/// how many (min(jb, rows)). A zero (or NaN) pivot sets `deficient`; a row is still chosen
+/// for that column, without elimination, so the list stays distinct real rows.
+template <class T, int JB>
+__device__ int tournament_node_lu(const T* __restrict__ panel, long long ldp, int jb, int row, int* chosen,
+                                  bool& deficient) {
+  constexpr int NT = tournament_threads, NW = NT / 32;
+  __shared__ T urow[2][JB];
+  __shared__ T wv[2][NW];
+  __shared__ int wi[2][NW];
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  T v[JB];
+#pragma unroll
+  for (int k = 0; k < JB; ++k) v[k] = row >= 0 && k < jb ? panel[row + k * ldp] : T(0);
+  bool live = row >= 0;
+  int count = 0;
+#pragma unroll
+  for (int j = 0; j < JB; ++j) {
+    if (j >= jb) break;  // the same in every thread
+    const int buf = j & 1;
+    T bv = live ? fabs(v[j]) : T(-1);
+    int bi = live ? t : NT;
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) {
+      const T ov = __shfl_xor_sync(0xffffffffu, bv, o);
+      const int oi = __shfl_xor_sync(0xffffffffu, bi, o);
+      if (ov > bv || (ov == bv && oi < bi)) bv = ov, bi = oi;
+    }
+    if (lane == 0) wv[buf][warp] = bv, wi[buf][warp] = bi;
+    __syncthreads();
+    bv = wv[buf][0], bi = wi[buf][0];
+#pragma unroll
+    for (int w = 1; w < NW; ++w) {
+      const T ov = wv[buf][w];
+      const int oi = wi[buf][w];
+      if (ov > bv || (ov == bv && oi < bi)) bv = ov, bi = oi;
+    }
+    if (bi == NT) break;  // no rows left: fewer rows than columns
+    if (t == bi) {
+#pragma unroll
+      for (int k = j; k < JB; ++k) urow[buf][k] = v[k];
+      chosen[j] = row;
+      live = false;
+    }
+    __syncthreads();
+    count = j + 1;
+    if (!(bv > T(0))) {
+      deficient = true;
+    } else if (live) {
+      const T l = v[j] / urow[buf][j];
+#pragma unroll
+      for (int k = j + 1; k < JB; ++k) v[k] -= l * urow[buf][k];
+    }
+  }
+  __syncthreads();  // chosen[] complete for every thread
+  return count;
+}
+
+/// A whole tournament in one launch, a thread block per leaf (tslu.hpp's structure: leaves,
+/// then a reduction tree). Leaf i holds the panel rows [mp i / leaves, mp (i + 1) / leaves)
+/// and runs through them in runs of 256 - (its candidates so far) rows, each run's LU on the
+/// candidates carried over the new rows (a flat tree, as tslu.hpp's leaf_candidates). The tree
+/// merges F = 256 / JB nodes at a time (their jb candidates each fill one node), and the
+/// last block to finish among a parent's children does the parent (a counter per node,
+/// reset by that block): no grid-wide barrier and no launch per level. The root's rows go to
+/// `root`; a deficient node sets *flag. cand / counts / arrivals: at least 2 leaves + 64
+/// nodes (cand JB ints each); arrivals zero before the first launch.
+///
+/// Why: the level-per-launch tournament (tournament_level) ran log2(m / 2b) launches of
+/// 2b-row nodes in shared memory per panel and lost 2 - 3x to cuSOLVER's per-panel getrf
+/// (docs/calu.md); here the nodes are 256 rows in registers, F-way merges and one launch.
+template <class T, int JB>
+__global__ void __launch_bounds__(tournament_threads)
+    tournament_panel(int mp, int jb, const T* __restrict__ panel, long long ldp, int leaves, int* cand, int* counts,
+                     unsigned* arrivals, int* root, int* flag) {
+  constexpr int NT = tournament_threads, F = NT / JB;
+  __shared__ int chosen[JB];
+  __shared__ bool last;
+  const int t = threadIdx.x, leaf = blockIdx.x;
+  const int r1 = int((long long)mp * (leaf + 1) / leaves);
+  int next = int((long long)mp * leaf / leaves);
+  bool deficient = false;
+  int c = 0;  // candidates carried in chosen[]
+  do {
+    const int row = t < c ? chosen[t] : (next + t - c < r1 ? next + t - c : -1);
+    __syncthreads();  // chosen[] read by all before the LU writes it
+    next += min(NT - c, r1 - next);
+    c = tournament_node_lu<T, JB>(panel, ldp, jb, row, chosen, deficient);
+  } while (next < r1);
+  int node = leaf, nodes = leaves, base = 0;  // node's index in its level, the level's size and offset
+  while (nodes > 1) {
+    if (deficient && t == 0) atomicOr(flag, 1);
+    const int g = base + node;
+    if (t < c) cand[g * JB + t] = chosen[t];
+    if (t == 0) counts[g] = c;
+    __threadfence();  // the candidates visible before the arrival is counted
+    __syncthreads();
+    const int parent = node / F, pbase = base + nodes, kids = min(F, nodes - parent * F);
+    if (t == 0) {
+      last = atomicAdd(&arrivals[pbase + parent], 1u) == unsigned(kids - 1);
+      if (last) arrivals[pbase + parent] = 0;  // ready for the next panel
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    int row = -1;
+    const int child = parent * F + t / JB, k = t % JB;
+    if (child < nodes && k < __ldcg(&counts[base + child])) row = __ldcg(&cand[(base + child) * JB + k]);
+    deficient = false;
+    c = tournament_node_lu<T, JB>(panel, ldp, jb, row, chosen, deficient);
+    node = parent, base = pbase, nodes = (nodes + F - 1) / F;
+  }
+  if (deficient && t == 0) atomicOr(flag, 1);
+  if (t < c) root[t] = chosen[t];
+}
+
+/// Launches tournament_panel for jb <= 64 columns (JB the next of 8, 16, 32, 64).
+template <class T>
+void launch_tournament_panel(cudaStream_t s, int mp, int jb, const T* panel, long long ldp, int leaves, int* cand,
+                             int* counts, unsigned* arrivals, int* root, int* flag) {
+  const dim3 grid(leaves), block(tournament_threads);
+  if (jb <= 8)
+    tournament_panel<T, 8><<<grid, block, 0, s>>>(mp, jb, panel, ldp, leaves, cand, counts, arrivals, root, flag);
+  else if (jb <= 16)
+    tournament_panel<T, 16><<<grid, block, 0, s>>>(mp, jb, panel, ldp, leaves, cand, counts, arrivals, root, flag);
+  else if (jb <= 32)
+    tournament_panel<T, 32><<<grid, block, 0, s>>>(mp, jb, panel, ldp, leaves, cand, counts, arrivals, root, flag);
+  else
+    tournament_panel<T, 64><<<grid, block, 0, s>>>(mp, jb, panel, ldp, leaves, cand, counts, arrivals, root, flag);
+}
+
 /// cuSOLVER's panel pivots are relative to the panel's first row: make them global.
 template <class = void>
 __global__ void offset_pivots(int* ipiv, int count, int k0) {
