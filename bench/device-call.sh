@@ -59,10 +59,8 @@ step t_small 120 env TINYBATCH_CUDA_TESTS=small $B/test_cuda_cholesky_large
 #    racecheck; then the hybrid with it (leaves 132 / 264, b 32 / 64) against cuSOLVER dgetrf
 #    and the per-panel getrf (the default) on the tall shapes and 16384^2.
 step t_gpu_calu 120 $B/test_cuda_calu "[gpu_panel]"
-step mc_gpu_calu 120 compute-sanitizer --tool memcheck --error-exitcode 9 $B/test_cuda_calu \
-  "calu::hybrid_getrf, panels on the GPU: growth*","calu::hybrid_getrf, panels on the GPU: singular*"
-step rc_gpu_calu 90 compute-sanitizer --tool racecheck --error-exitcode 9 $B/test_cuda_calu \
-  "calu::hybrid_getrf, panels on the GPU: singular*"
+step mc_gpu_calu 150 compute-sanitizer --tool memcheck --error-exitcode 9 $B/test_cuda_calu "[gpu_panel]"
+step rc_gpu_calu 90 compute-sanitizer --tool racecheck --error-exitcode 9 $B/test_cuda_calu "*singular*"
 G="$B/bench_calu_gpu --reps=2 --tall=100000x1024,200000x1024,100000x2048,400000x512 --square=16384"
 step tp_base 120 $G --methods=cusolver,hybrid_gpu --csv=$OUT/tp_base.csv
 grep -E "^cusolver|^hybrid" $OUT/tp_base.log
@@ -70,6 +68,12 @@ step tp_132 90 $G --methods=hybrid_gpu --row-blocks=132 --b=32,64 --csv=$OUT/tp_
 grep -E "^hybrid" $OUT/tp_132.log
 step tp_264 90 $G --methods=hybrid_gpu --row-blocks=264 --b=32,64 --csv=$OUT/tp_264.csv
 grep -E "^hybrid" $OUT/tp_264.log
+# The panel's kernels one by one (durations; ncu serialises them): the tournament, cuSOLVER's
+# diagonal-block getrf, the TRSM below, the interchanges.
+step tp_ncu 90 ncu --cache-control none --clock-control none --kernel-name-base demangled \
+  --kernel-name 'regex:tournament_panel|trsm|getrf|laswp|permute_rows|panel_|gemm' --launch-skip 40 --launch-count 60 --csv --page raw \
+  --metrics gpu__time_duration.sum $B/bench_calu_gpu --reps=1 --tall=100000x1024 --methods=hybrid_gpu \
+  --row-blocks=132 --b=64 --no-check
 # 1b. CPU CALU on the 16 Xeon cores: the blocked graph against the recursive halving (leaf
 #     widths), OpenBLAS and MKL (torch) side by side; the tests on 16 threads.
 export OMP_MAX_TASK_PRIORITY=2  # libgomp honours the panels' task priorities only with this

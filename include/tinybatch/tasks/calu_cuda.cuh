@@ -318,6 +318,12 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
   int* tp_counts = dev.device_ints(tp_nodes);
   auto* tp_arrivals = reinterpret_cast<unsigned*>(dev.device_ints(tp_nodes));
   TINYBATCH_CUDA_CHECK(cudaMemsetAsync(tp_arrivals, 0, sizeof(unsigned) * tp_nodes, ps));
+  // Per panel of the one-launch tournament: its interchanges as row pairs (permute_rows), and
+  // U11^-1 of the panel being factored.
+  int* pairs_h = dev.pinned_ints(std::size_t(nb) * 4 * b);
+  int* pairs_d = dev.device_ints(std::size_t(nb) * 4 * b);
+  std::vector<int> pair_count(nb, -1);  // -1: the panel's interchanges by laswp_kernel
+  T* uinv = dev.device(64 * 64);
   int* node_info = dev.device_ints(max_nodes);
   int* flags = dev.device_ints(nb);
   int* panel_info = dev.device_ints(nb);
@@ -366,7 +372,8 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
     const dim3 grid_rows(1, (h + 127) / 128);
     bool first = true;
     int prev = 0;
-    if (!opt.tournament_cublas && jb <= 64) {  // one launch, row_blocks leaves
+    const bool one_launch = !opt.tournament_cublas && jb <= 64;
+    if (one_launch) {  // row_blocks leaves
       const int leaves = std::min({opt.row_blocks, mp / jb, tournament_max_leaves});
       if (leaves < 2) {
         partial_pivoting();
@@ -419,6 +426,32 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
       at[i] = sel[i], where[sel[i]] = i;
     }
     dev.copy_ints_to_device(pq, ipiv_d + k0, ipiv_h + k0, jb);
+    if (one_launch) {
+      // The rows the interchanges moved (panel-relative): the first jb and where the chosen
+      // rows were; row r then holds what row at[r] held.
+      std::vector<int> moved;
+      for (int i = 0; i < jb; ++i) {
+        moved.push_back(i);
+        moved.push_back(ipiv_h[k0 + i] - 1 - k0);
+      }
+      std::sort(moved.begin(), moved.end());
+      moved.erase(std::unique(moved.begin(), moved.end()), moved.end());
+      int* pr = pairs_h + std::size_t(K) * 4 * b;
+      int count = 0;
+      for (int r : moved)
+        if (at[r] != r) pr[count++] = r;
+      for (int i = 0; i < count; ++i) pr[count + i] = at[pr[i]];
+      pair_count[K] = count;
+      int* pd = pairs_d + std::size_t(K) * 4 * b;
+      dev.copy_ints_to_device(pq, pd, pr, 2 * count);
+      if (count > 0) {
+        permute_rows<<<(jb + 7) / 8, 256, 0, ps>>>(jb, dcol(K), ldda, k0, pd, count);
+        tinybatch::cuda::check_launch("calu permute_rows");
+      }
+      launch_panel_lu<T>(ps, mp, jb, a, ldda, uinv, panel_info + K);
+      tinybatch::cuda::check_launch("calu panel_lower_by_inverse");
+      return;
+    }
     dev.laswp(pq, jb, dcol(K), ldda, k0, k0 + jb, ipiv_d);
     // The unpivoted LU of the panel: its jb x jb block by cuSOLVER, the rows below by one
     // TRSM (BLAS 3; cuSOLVER's getrf of the whole m x jb panel runs column by column).
@@ -440,7 +473,13 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
     if (K + 1 >= nb) break;
     const int c1 = (K + 1) * b;
     dev.wait(uq, panel_done[K]);
-    dev.laswp(uq, n - c1, dcol(K + 1), ldda, k0, k0 + jb, ipiv_d);
+    if (pair_count[K] < 0) {
+      dev.laswp(uq, n - c1, dcol(K + 1), ldda, k0, k0 + jb, ipiv_d);
+    } else if (pair_count[K] > 0) {
+      permute_rows<<<(n - c1 + 7) / 8, 256, 0, dev.stream(uq)>>>(n - c1, dcol(K + 1), ldda, k0,
+                                                                 pairs_d + std::size_t(K) * 4 * b, pair_count[K]);
+      tinybatch::cuda::check_launch("calu permute_rows");
+    }
     update(K, c1, width(K + 1));
     dev.record(column_ready[K + 1], uq);
     if (K + 2 < nb) update(K, c1 + b, n - c1 - b);  // queued before the host waits below

@@ -22,6 +22,8 @@
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
+#include <type_traits>
+
 namespace tinybatch::calu::cuda_detail {
 
 /// The blocks of one tournament level, h x h each (leading dimension h), from the panel's
@@ -181,6 +183,12 @@ inline constexpr int tournament_max_leaves = 4096;
 /// pivot row are double-buffered). `chosen` (shared, JB) gets the pivot rows in order; returns
 /// how many (min(jb, rows)). A zero (or NaN) pivot sets `deficient`; a row is still chosen
 /// for that column, without elimination, so the list stays distinct real rows.
+///
+/// The column loop is not unrolled, on purpose: unrolled, the kernel was some 10^4
+/// instructions run once per node, and fetching them cost more than executing them (76 us a
+/// node of 256 x 64 on an H100). Rolled, the register row is read at a run-time column by a
+/// select over its JB entries, and the update runs over all JB columns against a pivot row
+/// that is zero up to column j (the entries left of j are not needed any more).
 template <class T, int JB>
 __device__ int tournament_node_lu(const T* __restrict__ panel, long long ldp, int jb, int row, int* chosen,
                                   bool& deficient) {
@@ -188,17 +196,18 @@ __device__ int tournament_node_lu(const T* __restrict__ panel, long long ldp, in
   __shared__ T urow[2][JB];
   __shared__ T wv[2][NW];
   __shared__ int wi[2][NW];
+  __shared__ T pivot[2];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
   T v[JB];
 #pragma unroll
   for (int k = 0; k < JB; ++k) v[k] = row >= 0 && k < jb ? panel[row + k * ldp] : T(0);
   bool live = row >= 0;
   int count = 0;
-#pragma unroll
-  for (int j = 0; j < JB; ++j) {
-    if (j >= jb) break;  // the same in every thread
+  T cur = v[0];  // v[j]
+#pragma unroll 1
+  for (int j = 0; j < jb; ++j) {
     const int buf = j & 1;
-    T bv = live ? fabs(v[j]) : T(-1);
+    T bv = live ? fabs(cur) : T(-1);
     int bi = live ? t : NT;
 #pragma unroll
     for (int o = 16; o > 0; o /= 2) {
@@ -218,19 +227,25 @@ __device__ int tournament_node_lu(const T* __restrict__ panel, long long ldp, in
     if (bi == NT) break;  // no rows left: fewer rows than columns
     if (t == bi) {
 #pragma unroll
-      for (int k = j; k < JB; ++k) urow[buf][k] = v[k];
+      for (int k = 0; k < JB; ++k) urow[buf][k] = k > j ? v[k] : T(0);
+      pivot[buf] = cur;
       chosen[j] = row;
       live = false;
     }
     __syncthreads();
     count = j + 1;
-    if (!(bv > T(0))) {
+    const T p = pivot[buf];
+    if (!(fabs(p) > T(0))) {
       deficient = true;
     } else if (live) {
-      const T l = v[j] / urow[buf][j];
+      const T l = cur / p;
 #pragma unroll
-      for (int k = j + 1; k < JB; ++k) v[k] -= l * urow[buf][k];
+      for (int k = 0; k < JB; ++k) v[k] -= l * urow[buf][k];
     }
+    T next = T(0);
+#pragma unroll
+    for (int k = 1; k < JB; ++k) next = k == j + 1 ? v[k] : next;
+    cur = next;
   }
   __syncthreads();  // chosen[] complete for every thread
   return count;
@@ -307,6 +322,121 @@ void launch_tournament_panel(cudaStream_t s, int mp, int jb, const T* panel, lon
     tournament_panel<T, 32><<<grid, block, 0, s>>>(mp, jb, panel, ldp, leaves, cand, counts, arrivals, root, flag);
   else
     tournament_panel<T, 64><<<grid, block, 0, s>>>(mp, jb, panel, ldp, leaves, cand, counts, arrivals, root, flag);
+}
+
+/// The panel's interchanges as one permutation of the rows they touch: row k0 + dst[i] gets
+/// what row k0 + src[i] held (pairs: count dst, then count src, count <= 2 jb), on ncols
+/// columns. Every block reads its columns' source rows, then writes them: 8 columns a block,
+/// the pairs across its threads. Why: applying jb interchanges in order is jb dependent
+/// steps a column (laswp_kernel: 28 - 53 us for 64 interchanges on an H100); their net
+/// effect moves at most 2 jb rows at once.
+template <class T>
+__global__ void __launch_bounds__(256) permute_rows(int ncols, T* a, long long lda, int k0, const int* pairs, int count) {
+  __shared__ T tmp[8 * 128];
+  const int c0 = blockIdx.x * 8, cols = min(8, ncols - c0);
+  for (int e = threadIdx.x; e < count * cols; e += blockDim.x) {
+    const int i = e % count, c = e / count;
+    tmp[c * 128 + i] = a[k0 + pairs[count + i] + (c0 + c) * lda];
+  }
+  __syncthreads();
+  for (int e = threadIdx.x; e < count * cols; e += blockDim.x) {
+    const int i = e % count, c = e / count;
+    a[k0 + pairs[i] + (c0 + c) * lda] = tmp[c * 128 + i];
+  }
+}
+
+/// The panel's jb x jb diagonal block after its interchanges, in one block: its LU without
+/// pivoting in place (a zero pivot's column left unscaled, as getrf_nopiv in tslu.hpp; the
+/// first one's position, 1-based, to *info), then U11^-1 to uinv (jb x jb, leading dimension
+/// JB, zero below the diagonal) for panel_lower_by_inverse.
+template <class T, int JB>
+__global__ void __launch_bounds__(256) panel_diagonal(int jb, T* a, long long lda, T* uinv, int* info) {
+  __shared__ T s[JB][JB + 1];  // s[r][c]
+  __shared__ T col[JB];
+  const int t = threadIdx.x;
+  for (int e = t; e < jb * jb; e += blockDim.x) s[e % jb][e / jb] = a[e % jb + (e / jb) * lda];
+  __syncthreads();
+  int zero = 0;
+  for (int j = 0; j < jb; ++j) {
+    const T p = s[j][j];
+    if (p == T(0)) {
+      if (!zero) zero = j + 1;
+    } else {
+      const T r = T(1) / p;
+      for (int i = j + 1 + t; i < jb; i += blockDim.x) s[i][j] *= r;
+    }
+    __syncthreads();
+    const int rows = jb - j - 1;
+    for (int e = t; e < rows * rows; e += blockDim.x) {
+      const int i = j + 1 + e % rows, c = j + 1 + e / rows;
+      s[i][c] -= s[i][j] * s[j][c];
+    }
+    __syncthreads();
+  }
+  for (int e = t; e < jb * jb; e += blockDim.x) a[e % jb + (e / jb) * lda] = s[e % jb][e / jb];
+  if (t == 0 && zero) *info = zero;
+  // U11^-1 in place, column by column (LAPACK's trti2): column j = -U11(j, j)^-1 times the
+  // inverse so far applied to U11's column j above the diagonal.
+  for (int j = 0; j < jb; ++j) {
+    T x = T(0);
+    if (t < j) {
+      for (int k = t; k < j; ++k) x += s[t][k] * s[k][j];
+    }
+    __syncthreads();
+    const T d = T(1) / s[j][j];
+    if (t < j) col[t] = -d * x;
+    __syncthreads();
+    if (t < j) s[t][j] = col[t];
+    if (t == 0) s[j][j] = d;
+    __syncthreads();
+  }
+  for (int e = t; e < JB * JB; e += blockDim.x) {
+    const int i = e % JB, c = e / JB;
+    uinv[e] = i < jb && c < jb && i <= c ? s[i][c] : T(0);
+  }
+}
+
+/// L21 = A21 U11^-1 on the panel's rows below its diagonal block (rows x jb at a), in place:
+/// a thread per row, the row in registers, U11^-1 (panel_diagonal) in shared memory, each
+/// column of the result written as soon as it is summed. Why not cuBLAS's TRSM: on a
+/// 100000 x 64 panel it took 244 us on an H100, five times the panel's memory traffic; the
+/// product with the inverse of the 64 x 64 block is the form MAGMA's own TRSM uses.
+template <class T, int JB>
+__global__ void __launch_bounds__(256) panel_lower_by_inverse(int rows, int jb, T* a, long long lda, const T* uinv) {
+  __shared__ T u[JB][JB];  // u[c][k] = U11^-1 (k, c)
+  for (int e = threadIdx.x; e < JB * JB; e += blockDim.x) u[e / JB][e % JB] = uinv[e];
+  __syncthreads();
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  T x[JB];
+#pragma unroll
+  for (int k = 0; k < JB; ++k) x[k] = k < jb ? a[r + k * lda] : T(0);
+#pragma unroll 1
+  for (int c = 0; c < jb; ++c) {
+    T sum = T(0);
+#pragma unroll
+    for (int k = 0; k < JB; ++k) sum += x[k] * u[c][k];
+    a[r + c * lda] = sum;
+  }
+}
+
+/// The unpivoted LU of a panel of mp x jb (jb <= 64) after its interchanges: panel_diagonal,
+/// then panel_lower_by_inverse on the rows below (JB as launch_tournament_panel's).
+template <class T>
+void launch_panel_lu(cudaStream_t s, int mp, int jb, T* a, long long lda, T* uinv, int* info) {
+  auto go = [&](auto jbc) {
+    constexpr int JB = decltype(jbc)::value;
+    panel_diagonal<T, JB><<<1, 256, 0, s>>>(jb, a, lda, uinv, info);
+    if (mp > jb) panel_lower_by_inverse<T, JB><<<(mp - jb + 255) / 256, 256, 0, s>>>(mp - jb, jb, a + jb, lda, uinv);
+  };
+  if (jb <= 8)
+    go(std::integral_constant<int, 8>{});
+  else if (jb <= 16)
+    go(std::integral_constant<int, 16>{});
+  else if (jb <= 32)
+    go(std::integral_constant<int, 32>{});
+  else
+    go(std::integral_constant<int, 64>{});
 }
 
 /// cuSOLVER's panel pivots are relative to the panel's first row: make them global.
