@@ -60,7 +60,8 @@ step t_small 120 env TINYBATCH_CUDA_TESTS=small $B/test_cuda_cholesky_large
 #    and the per-panel getrf (the default) on the tall shapes and 16384^2.
 step t_gpu_calu 120 $B/test_cuda_calu "[gpu_panel]"
 step mc_gpu_calu 150 compute-sanitizer --tool memcheck --error-exitcode 9 $B/test_cuda_calu "[gpu_panel]"
-step rc_gpu_calu 90 compute-sanitizer --tool racecheck --error-exitcode 9 $B/test_cuda_calu "*singular*"
+step rc_gpu_calu 90 compute-sanitizer --tool racecheck --kernel-name kns=tinybatch --error-exitcode 9 \
+  $B/test_cuda_calu "[gpu_panel]"
 G="$B/bench_calu_gpu --reps=2 --tall=100000x1024,200000x1024,100000x2048,400000x512 --square=16384"
 step tp_base 120 $G --methods=cusolver,hybrid_gpu --csv=$OUT/tp_base.csv
 grep -E "^cusolver|^hybrid" $OUT/tp_base.log

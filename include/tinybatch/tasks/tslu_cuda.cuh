@@ -24,6 +24,8 @@
 
 #include <type_traits>
 
+#include "../cuda/error.hpp"
+
 namespace tinybatch::calu::cuda_detail {
 
 /// The blocks of one tournament level, h x h each (leading dimension h), from the panel's
@@ -174,28 +176,50 @@ inline constexpr int tournament_threads = 256;
 /// The most leaves tournament_panel is given (its node buffers are sized for this).
 inline constexpr int tournament_max_leaves = 4096;
 
+/// |a|'s bits, monotonic in |a| (sign bit 0, then exponent and mantissa), in the top of 64.
+__device__ inline unsigned long long magnitude_bits(double a) { return (unsigned long long)__double_as_longlong(fabs(a)); }
+__device__ inline unsigned long long magnitude_bits(float a) { return (unsigned long long)__float_as_uint(fabsf(a)) << 32; }
+
+/// v[i] for a run-time i < N by a tree of selects (depth log2 N; a chain of N selects was
+/// the slowest part of a column step).
+template <class T, int N>
+__device__ T pick(const T (&v)[N], int i) {
+  T s[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) s[k] = v[k];
+#pragma unroll
+  for (int w = 1, bit = 0; w < N; w *= 2, ++bit) {
+    const bool hi = (i >> bit) & 1;
+#pragma unroll
+    for (int k = 0; k + w < N; k += 2 * w) s[k] = hi ? s[k + w] : s[k];
+  }
+  return s[0];
+}
+
 /// The partial-pivoting LU of one tournament node: up to 256 rows of the panel (`row`: this
 /// thread's panel row, -1 none), jb <= JB columns, each thread's row in registers. Only the
 /// order in which rows become pivots is kept (the factors are dropped), so a chosen row is
 /// not moved: it leaves the elimination instead. Per column: the largest |entry| among the
-/// rows left (ties: the lowest thread, deterministic), the pivot row broadcast through shared
-/// memory, a rank-1 update of the rows left; two barriers a column (the warp results and the
-/// pivot row are double-buffered). `chosen` (shared, JB) gets the pivot rows in order; returns
-/// how many (min(jb, rows)). A zero (or NaN) pivot sets `deficient`; a row is still chosen
-/// for that column, without elimination, so the list stays distinct real rows.
+/// rows left, the pivot row broadcast through shared memory, a rank-1 update of the rows
+/// left; two barriers a column (the warp results and the pivot row are double-buffered).
+/// `chosen` (shared, JB) gets the pivot rows in order; returns how many (min(jb, rows)). A
+/// zero (or NaN) pivot sets `deficient`; a row is still chosen for that column, without
+/// elimination, so the list stays distinct real rows.
 ///
-/// The column loop is not unrolled, on purpose: unrolled, the kernel was some 10^4
-/// instructions run once per node, and fetching them cost more than executing them (76 us a
-/// node of 256 x 64 on an H100). Rolled, the register row is read at a run-time column by a
-/// select over its JB entries, and the update runs over all JB columns against a pivot row
-/// that is zero up to column j (the entries left of j are not needed any more).
+/// The search compares 64-bit keys: |entry|'s bits without their lowest 8 (ties below 2^-44
+/// relative in double, none in float), + 1 so that every row left is above 0 (no row), and
+/// 255 - thread in the low 8 bits (ties: the lowest thread). A warp reduces them with two
+/// __reduce_max_sync (high word, then low word among the lanes holding the high maximum).
+/// The column loop is not unrolled: unrolled it was 10^4 instructions run once per node.
+/// The row is read at a run-time column by pick(), and the update runs over all JB columns
+/// against a pivot row zeroed up to column j (the entries left of j are not needed).
 template <class T, int JB>
 __device__ int tournament_node_lu(const T* __restrict__ panel, long long ldp, int jb, int row, int* chosen,
                                   bool& deficient) {
   constexpr int NT = tournament_threads, NW = NT / 32;
-  __shared__ T urow[2][JB];
-  __shared__ T wv[2][NW];
-  __shared__ int wi[2][NW];
+  static_assert(NT <= 256, "the thread's number fits the key's low 8 bits");
+  __shared__ __align__(16) T urow[2][JB];
+  __shared__ __align__(16) unsigned long long wk[2][NW];
   __shared__ T pivot[2];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
   T v[JB];
@@ -207,24 +231,16 @@ __device__ int tournament_node_lu(const T* __restrict__ panel, long long ldp, in
 #pragma unroll 1
   for (int j = 0; j < jb; ++j) {
     const int buf = j & 1;
-    T bv = live ? fabs(cur) : T(-1);
-    int bi = live ? t : NT;
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2) {
-      const T ov = __shfl_xor_sync(0xffffffffu, bv, o);
-      const int oi = __shfl_xor_sync(0xffffffffu, bi, o);
-      if (ov > bv || (ov == bv && oi < bi)) bv = ov, bi = oi;
-    }
-    if (lane == 0) wv[buf][warp] = bv, wi[buf][warp] = bi;
+    const unsigned long long key = live ? (((magnitude_bits(cur) >> 8) + 1) << 8) | unsigned(NT - 1 - t) : 0ull;
+    const unsigned hi = unsigned(key >> 32), mh = __reduce_max_sync(0xffffffffu, hi);
+    const unsigned ml = __reduce_max_sync(0xffffffffu, hi == mh ? unsigned(key) : 0u);
+    if (lane == 0) wk[buf][warp] = (static_cast<unsigned long long>(mh) << 32) | ml;
     __syncthreads();
-    bv = wv[buf][0], bi = wi[buf][0];
+    unsigned long long best = wk[buf][0];
 #pragma unroll
-    for (int w = 1; w < NW; ++w) {
-      const T ov = wv[buf][w];
-      const int oi = wi[buf][w];
-      if (ov > bv || (ov == bv && oi < bi)) bv = ov, bi = oi;
-    }
-    if (bi == NT) break;  // no rows left: fewer rows than columns
+    for (int w = 1; w < NW; ++w) best = max(best, wk[buf][w]);
+    if (best == 0) break;  // no rows left: fewer rows than columns
+    const int bi = NT - 1 - int(best & 0xff);
     if (t == bi) {
 #pragma unroll
       for (int k = 0; k < JB; ++k) urow[buf][k] = k > j ? v[k] : T(0);
@@ -242,10 +258,7 @@ __device__ int tournament_node_lu(const T* __restrict__ panel, long long ldp, in
 #pragma unroll
       for (int k = 0; k < JB; ++k) v[k] -= l * urow[buf][k];
     }
-    T next = T(0);
-#pragma unroll
-    for (int k = 1; k < JB; ++k) next = k == j + 1 ? v[k] : next;
-    cur = next;
+    cur = pick(v, (j + 1) & (JB - 1));
   }
   __syncthreads();  // chosen[] complete for every thread
   return count;
@@ -345,56 +358,57 @@ __global__ void __launch_bounds__(256) permute_rows(int ncols, T* a, long long l
   }
 }
 
-/// The panel's jb x jb diagonal block after its interchanges, in one block: its LU without
-/// pivoting in place (a zero pivot's column left unscaled, as getrf_nopiv in tslu.hpp; the
-/// first one's position, 1-based, to *info), then U11^-1 to uinv (jb x jb, leading dimension
-/// JB, zero below the diagonal) for panel_lower_by_inverse.
+/// The panel's jb x jb diagonal block after its interchanges, in one block of 256 threads
+/// (a 64 x 4 grid: thread (i, q) owns row i, columns q, q + 4, ...): its LU without pivoting
+/// in place (a zero pivot's column left unscaled, as getrf_nopiv in tslu.hpp; the first one's
+/// position, 1-based, to *info), then U11^-1 to uinv (JB x JB, zero below the diagonal) for
+/// panel_lower_by_inverse, by solving U X = I one row of X a step (bottom up), the rows above
+/// updated by all threads. Dynamic shared memory: 2 JB (JB + 1) T (panel_diagonal_bytes).
 template <class T, int JB>
 __global__ void __launch_bounds__(256) panel_diagonal(int jb, T* a, long long lda, T* uinv, int* info) {
-  __shared__ T s[JB][JB + 1];  // s[r][c]
-  __shared__ T col[JB];
-  const int t = threadIdx.x;
-  for (int e = t; e < jb * jb; e += blockDim.x) s[e % jb][e / jb] = a[e % jb + (e / jb) * lda];
+  extern __shared__ __align__(16) unsigned char diag_smem[];
+  auto s = reinterpret_cast<T(*)[JB + 1]>(diag_smem);  // s[r][c]: the block, then L \ U
+  auto x = s + JB;                                       // x[r][c]: I, then U^-1
+  const int t = threadIdx.x, i = t % 64, q = t / 64;
+  for (int c = q; c < JB; c += 4)
+    if (i < JB) {
+      s[i][c] = i < jb && c < jb ? a[i + c * lda] : T(i == c);  // identity padding: no zero pivots
+      x[i][c] = T(i == c);
+    }
   __syncthreads();
   int zero = 0;
   for (int j = 0; j < jb; ++j) {
     const T p = s[j][j];
     if (p == T(0)) {
-      if (!zero) zero = j + 1;
-    } else {
-      const T r = T(1) / p;
-      for (int i = j + 1 + t; i < jb; i += blockDim.x) s[i][j] *= r;
+      zero = zero ? zero : j + 1;
+    } else if (q == 0 && i > j && i < JB) {
+      s[i][j] *= T(1) / p;
     }
     __syncthreads();
-    const int rows = jb - j - 1;
-    for (int e = t; e < rows * rows; e += blockDim.x) {
-      const int i = j + 1 + e % rows, c = j + 1 + e / rows;
-      s[i][c] -= s[i][j] * s[j][c];
+    if (i > j && i < JB) {
+      const T l = s[i][j];
+      for (int c = j + 1 + ((q - (j + 1)) % 4 + 4) % 4; c < JB; c += 4) s[i][c] -= l * s[j][c];
     }
     __syncthreads();
   }
-  for (int e = t; e < jb * jb; e += blockDim.x) a[e % jb + (e / jb) * lda] = s[e % jb][e / jb];
+  for (int c = q; c < jb; c += 4)
+    if (i < jb) a[i + c * lda] = s[i][c];
   if (t == 0 && zero) *info = zero;
-  // U11^-1 in place, column by column (LAPACK's trti2): column j = -U11(j, j)^-1 times the
-  // inverse so far applied to U11's column j above the diagonal.
-  for (int j = 0; j < jb; ++j) {
-    T x = T(0);
-    if (t < j) {
-      for (int k = t; k < j; ++k) x += s[t][k] * s[k][j];
-    }
+  // U X = I, bottom up: row r of X is (row r of the right side) / U(r, r), then removed from
+  // the rows above it.
+  for (int r = jb - 1; r >= 0; --r) {
+    if (q == 0 && i < JB) x[r][i] /= s[r][r];
     __syncthreads();
-    const T d = T(1) / s[j][j];
-    if (t < j) col[t] = -d * x;
-    __syncthreads();
-    if (t < j) s[t][j] = col[t];
-    if (t == 0) s[j][j] = d;
+    for (int k = q; k < r; k += 4)
+      if (i < JB) x[k][i] -= s[k][r] * x[r][i];
     __syncthreads();
   }
-  for (int e = t; e < JB * JB; e += blockDim.x) {
-    const int i = e % JB, c = e / JB;
-    uinv[e] = i < jb && c < jb && i <= c ? s[i][c] : T(0);
-  }
+  for (int c = q; c < JB; c += 4)
+    if (i < JB) uinv[i + c * JB] = i <= c && i < jb && c < jb ? x[i][c] : T(0);
 }
+
+template <class T, int JB>
+constexpr int panel_diagonal_bytes = 2 * JB * (JB + 1) * int(sizeof(T));
 
 /// L21 = A21 U11^-1 on the panel's rows below its diagonal block (rows x jb at a), in place:
 /// a thread per row, the row in registers, U11^-1 (panel_diagonal) in shared memory, each
@@ -426,7 +440,10 @@ template <class T>
 void launch_panel_lu(cudaStream_t s, int mp, int jb, T* a, long long lda, T* uinv, int* info) {
   auto go = [&](auto jbc) {
     constexpr int JB = decltype(jbc)::value;
-    panel_diagonal<T, JB><<<1, 256, 0, s>>>(jb, a, lda, uinv, info);
+    constexpr int bytes = panel_diagonal_bytes<T, JB>;
+    if (bytes > 48 * 1024)
+      TINYBATCH_CUDA_CHECK(cudaFuncSetAttribute(panel_diagonal<T, JB>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    panel_diagonal<T, JB><<<1, 256, bytes, s>>>(jb, a, lda, uinv, info);
     if (mp > jb) panel_lower_by_inverse<T, JB><<<(mp - jb + 255) / 256, 256, 0, s>>>(mp - jb, jb, a + jb, lda, uinv);
   };
   if (jb <= 8)
