@@ -63,7 +63,7 @@ step mc_gpu_calu 150 compute-sanitizer --tool memcheck --error-exitcode 9 $B/tes
 step rc_gpu_calu 90 compute-sanitizer --tool racecheck --kernel-name kns=tinybatch --error-exitcode 9 \
   $B/test_cuda_calu "[gpu_panel]"
 G="$B/bench_calu_gpu --reps=2 --tall=100000x1024,200000x1024,100000x2048,400000x512 --square=16384"
-step tp_base 120 $G --methods=cusolver,hybrid_gpu --csv=$OUT/tp_base.csv
+step tp_base 120 $G --methods=cusolver,hybrid_gpu --b=64,128,256 --csv=$OUT/tp_base.csv
 grep -E "^cusolver|^hybrid" $OUT/tp_base.log
 step tp_132 90 $G --methods=hybrid_gpu --row-blocks=132 --b=32,64 --csv=$OUT/tp_132.csv
 grep -E "^hybrid" $OUT/tp_132.log

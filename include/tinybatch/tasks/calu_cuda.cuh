@@ -351,7 +351,12 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
   std::vector<cudaEvent_t> panel_done, column_ready;
   for (int K = 0; K < nb; ++K) panel_done.push_back(dev.make_event(false)), column_ready.push_back(dev.make_event(false));
   cudaEvent_t root_ready = dev.make_event(false);
-  std::vector<int> where, at;  // the interchanges' bookkeeping, as in tslu.hpp
+  // The interchanges' bookkeeping, as in tslu.hpp: where[original row] = its position,
+  // at[position] = the original row there; identity between panels (each panel resets the
+  // entries it touched: O(jb) a panel, not O(m), which cost ~0.1 ms a panel on the host).
+  std::vector<int> where(m), at(m), touched;
+  std::iota(where.begin(), where.end(), 0);
+  std::iota(at.begin(), at.end(), 0);
   const double t0 = detail::now();
   double panel_wait = 0;
 
@@ -415,16 +420,18 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
       return;
     }
     // Row i swaps with wherever chosen row i is by then (panel-relative rows).
-    if (where.size() < std::size_t(mp)) where.resize(mp), at.resize(mp);
-    std::iota(where.begin(), where.begin() + mp, 0);
-    std::iota(at.begin(), at.begin() + mp, 0);
+    touched.clear();
     for (int i = 0; i < jb; ++i) {
       const int p = where[sel[i]];
       ipiv_h[k0 + i] = k0 + p + 1;
       const int ri = at[i];
       at[p] = ri, where[ri] = p;
       at[i] = sel[i], where[sel[i]] = i;
+      touched.insert(touched.end(), {p, i, ri, sel[i]});
     }
+    auto reset_bookkeeping = [&] {
+      for (int x : touched) where[x] = x, at[x] = x;
+    };
     dev.copy_ints_to_device(pq, ipiv_d + k0, ipiv_h + k0, jb);
     if (one_launch) {
       // The rows the interchanges moved (panel-relative): the first jb and where the chosen
@@ -442,6 +449,7 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
         if (at[r] != r) pr[count++] = r;
       for (int i = 0; i < count; ++i) pr[count + i] = at[pr[i]];
       pair_count[K] = count;
+      reset_bookkeeping();
       int* pd = pairs_d + std::size_t(K) * 4 * b;
       dev.copy_ints_to_device(pq, pd, pr, 2 * count);
       if (count > 0) {
@@ -452,6 +460,7 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
       tinybatch::cuda::check_launch("calu panel_lower_by_inverse");
       return;
     }
+    reset_bookkeeping();
     dev.laswp(pq, jb, dcol(K), ldda, k0, k0 + jb, ipiv_d);
     // The unpivoted LU of the panel: its jb x jb block by cuSOLVER, the rows below by one
     // TRSM (BLAS 3; cuSOLVER's getrf of the whole m x jb panel runs column by column).
