@@ -57,14 +57,17 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader
 step t_small 120 env TINYBATCH_CUDA_TESTS=small $B/test_cuda_cholesky_large
 # 0. The hybrid's one-launch GPU tournament (tournament_panel): its tests, memcheck and
 #    racecheck; then the hybrid with it (leaves 132 / 264, b 32 / 64) against cuSOLVER dgetrf
-#    and the per-panel getrf (the default) on the tall shapes and 16384^2.
+#    and the per-panel getrf (b 64 / 128 / 256) on the tall shapes and 16384^2, and the
+#    library's defaults.
 step t_gpu_calu 120 $B/test_cuda_calu "[gpu_panel]"
 step mc_gpu_calu 150 compute-sanitizer --tool memcheck --error-exitcode 9 $B/test_cuda_calu "[gpu_panel]"
 step rc_gpu_calu 90 compute-sanitizer --tool racecheck --kernel-name kns=tinybatch --error-exitcode 9 \
   $B/test_cuda_calu "[gpu_panel]"
 G="$B/bench_calu_gpu --reps=2 --tall=100000x1024,200000x1024,100000x2048,400000x512 --square=16384"
-step tp_base 120 $G --methods=cusolver,hybrid_gpu --b=64,128,256 --csv=$OUT/tp_base.csv
+step tp_base 120 $G --methods=cusolver,hybrid_gpu --row-blocks=1 --b=64,128,256 --csv=$OUT/tp_base.csv
 grep -E "^cusolver|^hybrid" $OUT/tp_base.log
+step tp_default 60 $G --methods=cusolver,hybrid_gpu --csv=$OUT/tp_default.csv
+grep -E "^cusolver|^hybrid" $OUT/tp_default.log
 step tp_132 90 $G --methods=hybrid_gpu --row-blocks=132 --b=32,64 --csv=$OUT/tp_132.csv
 grep -E "^hybrid" $OUT/tp_132.log
 step tp_264 90 $G --methods=hybrid_gpu --row-blocks=264 --b=32,64 --csv=$OUT/tp_264.csv

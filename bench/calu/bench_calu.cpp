@@ -2,8 +2,9 @@
 // (calu::getrf) and LAPACKE / OpenBLAS dgetrf. Built as bench_calu_gpu by nvcc (bench_calu.cu
 // includes this file) it adds tinybatch's hybrid CALU (calu::hybrid_getrf, matrix on the
 // GPU, panels on the CPU) with a sweep of d, hybrid_gpu (the panels on the GPU too;
-// the default: each panel by cuSOLVER's partial pivoting; --row-blocks=2 or more: TSLU's
-// tournament, hybrid_gpu_cublas: its node LUs by cuBLAS), and
+// --row-blocks=0, the library's default: TSLU's tournament on very tall matrices, each panel
+// by cuSOLVER's partial pivoting otherwise; 1: partial pivoting; 2 or more: the tournament
+// with that many leaves; hybrid_gpu_cublas: its node LUs by cuBLAS), and
 // cuSOLVER dgetrf (matrix on the GPU).
 //
 //   bench_calu [--square=4096,8192] [--tall=100000x1024,...] [--methods=calu,calu_wide,calu_narrow,calu_blocked,calu_rec,lapacke,panel,hybrid,hybrid_gpu,hybrid_gpu_cublas,cusolver]
@@ -395,8 +396,11 @@ int run(int argc, char** argv) {
           for (int b : c.bs) {
             calu::hybrid_options o;
             o.panel = calu::panel_location::gpu;
-            // 0, 1: cuSOLVER's partial pivoting per panel; >= 2: the tournament (always for _cublas)
-            const int rb = method == "hybrid_gpu_cublas" ? std::max(2, c.row_blocks) : c.row_blocks < 2 ? 1 : c.row_blocks;
+            // 0: the library's default (the tournament where gpu_tournament_default, else
+            // cuSOLVER's partial pivoting per panel); 1: partial pivoting; >= 2: the tournament
+            // with that many leaves (always for _cublas)
+            const int rb = method == "hybrid_gpu_cublas" ? std::max(2, c.row_blocks) : std::max(0, c.row_blocks);
+            const bool tournament = rb >= 2 || (rb == 0 && calu::gpu_tournament_default(int(m), int(n)));
             o.row_blocks = rb;
             o.b = b ? b : calu::gpu_panel_block(int(m), int(n), rb);
             o.tournament_cublas = method == "hybrid_gpu_cublas";
@@ -418,7 +422,7 @@ int run(int argc, char** argv) {
             }
             char note[160];
             std::snprintf(note, sizeof note, "matrix on the GPU, panels on the GPU (%s), host waits %.4f s",
-                          rb == 1 ? "cuSOLVER getrf" : o.tournament_cublas ? "tournament, cuBLAS nodes" : "tournament",
+                          !tournament ? "cuSOLVER getrf" : o.tournament_cublas ? "tournament, cuBLAS nodes" : "tournament",
                           wait);
             r.note = note;
             r.gflops = flops / r.seconds * 1e-9;

@@ -345,3 +345,28 @@ TEST_CASE("calu::hybrid_getrf with default options: GPU panels by partial pivoti
   REQUIRE(LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, pp.data(), m, ppiv.data()) == 0);
   CHECK(ipiv == ppiv);
 }
+
+TEST_CASE("calu::hybrid_getrf with default options on a very tall matrix: the tournament", "[calu][hybrid][gpu_panel]") {
+  // m >= 512 n (gpu_tournament_default): 32-column panels by the one-launch tournament with
+  // two leaves an SM, so the pivots are not partial pivoting's; the checks are the same.
+  (void)tinybatch_tests::seed();
+  const int m = 40000, n = 70, ld = m + 1;  // two full panels and one of 6 columns
+  REQUIRE(calu::gpu_tournament_default(m, n));
+  for (bool dev : {false, true}) {
+    INFO((dev ? "device matrix" : "host matrix"));
+    const std::vector<double> a = random_matrix<double>(m, n, ld);
+    calu::hybrid_report rep;
+    const outcome o = hybrid(m, n, ld, a, dev, calu::hybrid_options{}, &rep);
+    CHECK(o.info == 0);
+    CHECK(o.padding_ok);
+    CHECK(o.ratio < 30);
+    CHECK(rep.b == 32);
+  }
+  const std::vector<double> a = random_matrix<double>(m, n, m);
+  std::vector<double> lu = a, pp = a;
+  std::vector<int> ipiv(n, -7777), ppiv(n);
+  REQUIRE(calu::hybrid_getrf(m, n, lu.data(), m, ipiv.data()) == 0);
+  REQUIRE(LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, pp.data(), m, ppiv.data()) == 0);
+  CHECK(ipiv != ppiv);   // the tournament ran
+  CHECK(ipiv[0] == ppiv[0]);  // its first pivot is still the first column's largest entry
+}

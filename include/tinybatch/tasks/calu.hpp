@@ -96,15 +96,31 @@ inline bool recursive_default(int m, int n) {
   return false;
 }
 
-/// The panel width of the hybrid's GPU-panel schedule (calu_cuda.cuh). With cuSOLVER's
-/// partial pivoting per panel (row_blocks < 2) large square matrices take wider panels: the
-/// panel chain is the critical path and a wider panel halves its length while cuBLAS's GEMMs
-/// of rank 512 run at least as fast. H100 machine, best of 2 (bench/results/h100/
-/// calu-51a7978-gpu-panel-b.csv), seconds at b = 128 | 256 | 512: 16384^2 0.196 | 0.168 |
-/// 0.160 (cuSOLVER dgetrf 0.142); 100000 x 1024 0.0158 | 0.0159 | 0.0177 (cuSOLVER 0.0170).
-/// The tournament's node kernel holds 2b x b in shared memory and keeps default_block.
+/// Whether the hybrid's GPU-panel schedule runs the tournament when row_blocks is 0 (the
+/// default): on very tall matrices, m >= 512 n, where its panels beat cuSOLVER's getrf per
+/// panel. H100 machine, seconds, the same call (bench/results/h100/calu-tp-30f2453-*.csv):
+/// 400000 x 512 tournament (b 32, 264 leaves) 0.0192, cuSOLVER's getrf per panel 0.0246 at
+/// its best b (64), cuSOLVER dgetrf 0.0641; at 200000 x 1024 (m = 195 n) the per-panel getrf
+/// led, 0.0268 against 0.0303, and at 100000 x 1024 and x 2048 too.
+inline bool gpu_tournament_default(int m, int n) { return (long long)m >= 512LL * n; }
+
+/// The panel width of the hybrid's GPU-panel schedule (calu_cuda.cuh), for the schedule that
+/// runs (tournament: row_blocks >= 2, or 0 where gpu_tournament_default holds).
+/// - cuSOLVER's partial pivoting per panel: the panel chain is the critical path, and a
+///   wider panel shortens it while cuBLAS's GEMMs of higher rank run at least as fast; on
+///   tall matrices (m >= 4 n) n / 8 within [64, 256], on large square ones (min(m, n) >=
+///   16384) 512, else default_block. H100 machine, seconds, b = 64 | 128 | 256, the same
+///   call (calu-tp-30f2453-base.csv): 100000 x 1024 0.0182 | **0.0161** | 0.0162, 200000 x
+///   1024 0.0300 | **0.0268** | 0.0299, 100000 x 2048 0.0480 | 0.0385 | **0.0365**, 400000 x
+///   512 **0.0246** | 0.0275 | 0.0386, 16384^2 0.270 | 0.196 | 0.168 (512: 0.160 in
+///   calu-51a7978-gpu-panel-b.csv, cuSOLVER dgetrf 0.141 - 0.142).
+/// - The tournament: 64 columns (tournament_panel's widest), 32 where m >= 512 n
+///   (calu-tp-30f2453-{132,264}.csv: b 64 led on the other tall shapes, b 32 at 400000 x 512).
 inline int gpu_panel_block(int m, int n, int row_blocks) {
-  if (row_blocks < 2 && std::min(m, n) >= 16384) return 512;
+  const bool tournament = row_blocks >= 2 || (row_blocks == 0 && gpu_tournament_default(m, n));
+  if (tournament) return std::min(n, gpu_tournament_default(m, n) ? 32 : 64);
+  if (std::min(m, n) >= 16384) return 512;
+  if ((long long)m >= 4LL * n) return std::clamp(n / 8, 64, 256);
   return default_block(m, n);
 }
 

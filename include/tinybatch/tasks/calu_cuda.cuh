@@ -271,13 +271,23 @@ inline bool is_device_pointer(const void* p) {
 /// runs the big update) and reads every info once at the end. options::row_blocks >= 2: the
 /// tournament; for panels of at most 64 columns one launch of tournament_panel with
 /// row_blocks leaves (at most m / jb and 4096), wider ones (or tournament_cublas) a launch
-/// per level of 2b-row nodes whatever the count says; 0 (the default) or 1: every panel by
-/// cuSOLVER's partial pivoting, and the host waits for nothing (docs/calu.md).
+/// per level of 2b-row nodes whatever the count says; 1: every panel by cuSOLVER's partial
+/// pivoting, and the host waits for nothing; 0 (the default): the tournament with two leaves
+/// an SM where gpu_tournament_default (m >= 512 n), partial pivoting otherwise (docs/calu.md).
 template <class T>
 int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T* dA, long long ldda, int* ipiv,
                        const hybrid_options& opt, hybrid_report* report) {
   enum { pq = 0, uq = 1 };
-  const int b = opt.b ? std::min(opt.b, n) : gpu_panel_block(m, n, opt.row_blocks);
+  // row_blocks 0: the tournament with two leaves an SM on very tall matrices
+  // (gpu_tournament_default), cuSOLVER's partial pivoting per panel otherwise.
+  int rb = opt.row_blocks;
+  if (rb == 0 && gpu_tournament_default(m, n)) {
+    int id = 0, sms = 0;
+    TINYBATCH_CUDA_CHECK(cudaGetDevice(&id));
+    TINYBATCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, id));
+    rb = 2 * sms;
+  }
+  const int b = opt.b ? std::min(opt.b, n) : gpu_panel_block(m, n, rb);
   const int nb = (n + b - 1) / b, mn = std::min(m, n);
   const int jb_last = mn - (nb - 1) * b;
   const cudaStream_t ps = dev.stream(pq);
@@ -370,7 +380,7 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
       tinybatch::cuda::check_launch("calu offset_pivots");
     };
     int nodes = (mp + h - 1) / h;
-    if (nodes == 1 || opt.row_blocks < 2) {  // one leaf: the tournament is partial pivoting
+    if (nodes == 1 || rb < 2) {  // one leaf: the tournament is partial pivoting
       partial_pivoting();
       return;
     }
@@ -379,7 +389,7 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
     int prev = 0;
     const bool one_launch = !opt.tournament_cublas && jb <= 64;
     if (one_launch) {  // row_blocks leaves
-      const int leaves = std::min({opt.row_blocks, mp / jb, tournament_max_leaves});
+      const int leaves = std::min({rb, mp / jb, tournament_max_leaves});
       if (leaves < 2) {
         partial_pivoting();
         return;

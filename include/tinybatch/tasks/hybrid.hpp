@@ -50,8 +50,9 @@ namespace tinybatch::calu {
 
 /// Where the hybrid factors its panels: TSLU on the CPU cores (the seed's schedule, d block
 /// columns on the CPU), or on the GPU (calu_cuda.cuh: the whole factorization stays on the
-/// GPU in a look-ahead schedule, d and the rates are unused; options::row_blocks 0 or 1: each
-/// panel by cuSOLVER's partial pivoting, >= 2: TSLU's tournament with that many leaves, tslu_cuda.cuh).
+/// GPU in a look-ahead schedule, d and the rates are unused; options::row_blocks 1: each
+/// panel by cuSOLVER's partial pivoting, >= 2: TSLU's tournament with that many leaves,
+/// tslu_cuda.cuh; 0: the tournament on very tall matrices, gpu_tournament_default, else 1).
 /// The GPU is the default: on the H100 machine (16 Xeon cores) it ran 1.4 - 15x the CPU
 /// panels' schedule at its best d on every shape measured (docs/calu.md).
 enum class panel_location { cpu, gpu };
