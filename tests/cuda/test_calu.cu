@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "../random_poison.hpp"
@@ -320,13 +321,13 @@ TEST_CASE("calu::hybrid_getrf, panels on the GPU: the solve", "[calu][hybrid][gp
   CHECK(res / (n * an * xn * n * std::numeric_limits<double>::epsilon()) < 30);
 }
 
-TEST_CASE("calu::hybrid_getrf with default options: GPU panels by partial pivoting", "[calu][hybrid][gpu_panel]") {
-  // The defaults put every panel on the GPU, factored by cuSOLVER's partial pivoting (no
-  // tournament, no calibration): the pivots are then LAPACK dgetrf's on random matrices
-  // (ties aside), which the tournament's are not (the growth test above).
-  (void)tinybatch_tests::seed();
+namespace {
+
+/// hybrid_getrf with default options on a host and on a device copy of a random m x n
+/// matrix (leading dimension ld): info 0, padding untouched, backward error; the reports.
+std::vector<calu::hybrid_report> check_defaults(int m, int n, int ld) {
+  std::vector<calu::hybrid_report> reps;
   for (bool dev : {false, true}) {
-    const int m = 1500, n = 700, ld = m + 3;
     INFO((dev ? "device matrix" : "host matrix"));
     const std::vector<double> a = random_matrix<double>(m, n, ld);
     calu::hybrid_report rep;
@@ -334,15 +335,33 @@ TEST_CASE("calu::hybrid_getrf with default options: GPU panels by partial pivoti
     CHECK(o.info == 0);
     CHECK(o.padding_ok);
     CHECK(o.ratio < 30);
-    CHECK(rep.model_d == 0);  // no d, no calibration
-    CHECK(rep.g1 == 0);
+    reps.push_back(rep);
   }
-  const int m = 1200, n = 600;
+  return reps;
+}
+
+/// The default options' ipiv and LAPACK dgetrf's on one random m x n matrix.
+std::pair<std::vector<int>, std::vector<int>> default_and_lapack_pivots(int m, int n) {
   const std::vector<double> a = random_matrix<double>(m, n, m);
   std::vector<double> lu = a, pp = a;
   std::vector<int> ipiv(n, -7777), ppiv(n);
   REQUIRE(calu::hybrid_getrf(m, n, lu.data(), m, ipiv.data()) == 0);
   REQUIRE(LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, pp.data(), m, ppiv.data()) == 0);
+  return {ipiv, ppiv};
+}
+
+}  // namespace
+
+TEST_CASE("calu::hybrid_getrf with default options: GPU panels by partial pivoting", "[calu][hybrid][gpu_panel]") {
+  // The defaults put every panel on the GPU, factored by cuSOLVER's partial pivoting (no
+  // tournament, no calibration): the pivots are then LAPACK dgetrf's on random matrices
+  // (ties aside), which the tournament's are not (the growth test above).
+  (void)tinybatch_tests::seed();
+  for (const calu::hybrid_report& rep : check_defaults(1500, 700, 1503)) {
+    CHECK(rep.model_d == 0);  // no d, no calibration
+    CHECK(rep.g1 == 0);
+  }
+  const auto [ipiv, ppiv] = default_and_lapack_pivots(1200, 600);
   CHECK(ipiv == ppiv);
 }
 
@@ -350,23 +369,10 @@ TEST_CASE("calu::hybrid_getrf with default options on a very tall matrix: the to
   // m >= 512 n (gpu_tournament_default): 32-column panels by the one-launch tournament with
   // two leaves an SM, so the pivots are not partial pivoting's; the checks are the same.
   (void)tinybatch_tests::seed();
-  const int m = 40000, n = 70, ld = m + 1;  // two full panels and one of 6 columns
+  const int m = 40000, n = 70;  // two full panels and one of 6 columns
   REQUIRE(calu::gpu_tournament_default(m, n));
-  for (bool dev : {false, true}) {
-    INFO((dev ? "device matrix" : "host matrix"));
-    const std::vector<double> a = random_matrix<double>(m, n, ld);
-    calu::hybrid_report rep;
-    const outcome o = hybrid(m, n, ld, a, dev, calu::hybrid_options{}, &rep);
-    CHECK(o.info == 0);
-    CHECK(o.padding_ok);
-    CHECK(o.ratio < 30);
-    CHECK(rep.b == 32);
-  }
-  const std::vector<double> a = random_matrix<double>(m, n, m);
-  std::vector<double> lu = a, pp = a;
-  std::vector<int> ipiv(n, -7777), ppiv(n);
-  REQUIRE(calu::hybrid_getrf(m, n, lu.data(), m, ipiv.data()) == 0);
-  REQUIRE(LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, pp.data(), m, ppiv.data()) == 0);
-  CHECK(ipiv != ppiv);   // the tournament ran
+  for (const calu::hybrid_report& rep : check_defaults(m, n, m + 1)) CHECK(rep.b == 32);
+  const auto [ipiv, ppiv] = default_and_lapack_pivots(m, n);
+  CHECK(ipiv != ppiv);        // the tournament ran
   CHECK(ipiv[0] == ppiv[0]);  // its first pivot is still the first column's largest entry
 }
