@@ -34,9 +34,11 @@ B=$(dirname "$0")
 OUT=${OUT:-$(pwd)/device-logs}
 mkdir -p "$OUT"
 dl=$(($(date +%s) + ${TB_DEADLINE:-570}))
-# Measured and committed (bench/results/h100/calu-rec-2fe6bcf-*, calu-b-2fe6bcf-*, calu-rep4-2fe6bcf-*).
+# Measured and committed (bench/results/h100/calu-rec-2fe6bcf-*, calu-b-2fe6bcf-*, calu-rep4-2fe6bcf-*,
+# calu-tp-30f2453-*). Open: the GPU tests, memcheck and racecheck of the last kernels and
+# the default on very tall matrices, tp_default, then the Cholesky steps.
 MEASURED=" calu_tall calu_sq calu_mkl calu_b64 calu_b64_all calu_b32 calu_sq64 calu_trace_b64 calu_leafrate mem_bw calu_trace
-  calu_rep4 calu_rep4_sq calu_rep4_mkl "
+  calu_rep4 calu_rep4_sq calu_rep4_mkl tp_base tp_132 tp_264 tp_ncu "
 step() {  # name seconds command...: runs it with the smaller of its limit and what is left
   local n=$1 t=$2
   shift 2
@@ -61,7 +63,7 @@ step t_small 120 env TINYBATCH_CUDA_TESTS=small $B/test_cuda_cholesky_large
 #    library's defaults.
 step t_gpu_calu 120 $B/test_cuda_calu "[gpu_panel]"
 step mc_gpu_calu 150 compute-sanitizer --tool memcheck --error-exitcode 9 $B/test_cuda_calu "[gpu_panel]"
-step rc_gpu_calu 90 compute-sanitizer --tool racecheck --kernel-name kns=tinybatch --error-exitcode 9 \
+step rc_gpu_calu 150 compute-sanitizer --tool racecheck --kernel-name kns=tinybatch --error-exitcode 9 \
   $B/test_cuda_calu "[gpu_panel]"
 G="$B/bench_calu_gpu --reps=2 --tall=100000x1024,200000x1024,100000x2048,400000x512 --square=16384"
 step tp_base 120 $G --methods=cusolver,hybrid_gpu --row-blocks=1 --b=64,128,256 --csv=$OUT/tp_base.csv

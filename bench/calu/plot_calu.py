@@ -57,7 +57,7 @@ def rates(rows, out):
 
 
 def sweep(rows, out):
-    hyb = [r for r in rows if r["method"].startswith("hybrid")]
+    hyb = [r for r in rows if r["method"].startswith("hybrid") and int(r["d"]) > 0]  # GPU panels: no d
     if not hyb:
         return
     groups = defaultdict(list)
