@@ -220,12 +220,7 @@ __device__ int tournament_node_lu(const T* __restrict__ panel, long long ldp, in
   static_assert(NT <= 256, "the thread's number fits the key's low 8 bits");
   __shared__ __align__(16) T urow[2][JB];
   __shared__ __align__(16) unsigned long long wk[2][NW];
-  __shared__ T pivot[2], recip[2];
-  // The pivot row is read (and written) 16 bytes at a time: shared memory's wavefronts, not
-  // the FMAs, bound the update with 8 warps reading the same row.
-  using vec = std::conditional_t<sizeof(T) == 8, double2, float4>;
-  constexpr int L = int(sizeof(vec) / sizeof(T));
-  static_assert(JB % L == 0, "whole vectors");
+  __shared__ T pivot[2];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
   T v[JB];
 #pragma unroll
@@ -247,33 +242,21 @@ __device__ int tournament_node_lu(const T* __restrict__ panel, long long ldp, in
     if (best == 0) break;  // no rows left: fewer rows than columns
     const int bi = NT - 1 - int(best & 0xff);
     if (t == bi) {
-      vec* u = reinterpret_cast<vec*>(urow[buf]);
 #pragma unroll
-      for (int k = 0; k < JB; k += L) {
-        T w[L];
-#pragma unroll
-        for (int e = 0; e < L; ++e) w[e] = k + e > j ? v[k + e] : T(0);
-        u[k / L] = *reinterpret_cast<const vec*>(w);
-      }
+      for (int k = 0; k < JB; ++k) urow[buf][k] = k > j ? v[k] : T(0);
       pivot[buf] = cur;
-      recip[buf] = T(1) / cur;  // the multipliers by one product each (as LAPACK's getf2)
       chosen[j] = row;
       live = false;
     }
     __syncthreads();
     count = j + 1;
-    if (!(fabs(pivot[buf]) > T(0))) {
+    const T p = pivot[buf];
+    if (!(fabs(p) > T(0))) {
       deficient = true;
     } else if (live) {
-      const T l = cur * recip[buf];
-      const vec* u = reinterpret_cast<const vec*>(urow[buf]);
+      const T l = cur / p;
 #pragma unroll
-      for (int k = 0; k < JB; k += L) {
-        const vec w = u[k / L];
-        const T* we = reinterpret_cast<const T*>(&w);
-#pragma unroll
-        for (int e = 0; e < L; ++e) v[k + e] -= l * we[e];
-      }
+      for (int k = 0; k < JB; ++k) v[k] -= l * urow[buf][k];
     }
     cur = pick(v, (j + 1) & (JB - 1));
   }
