@@ -264,8 +264,8 @@ inline bool is_device_pointer(const void* p) {
 
 /// The hybrid with its panels on the GPU (panel_location::gpu): every step on the GPU, two
 /// queues ordered by events. Queue 0 factors panel K + 1 (TSLU's tournament, tslu_cuda.cuh;
-/// the chosen rows as interchanges; the unpivoted LU of the panel: cuSOLVER on its diagonal
-/// block, a TRSM below) while queue 1 updates the rest of step K's trailing matrix; queue 1
+/// the chosen rows as interchanges; the unpivoted LU of the panel: its diagonal block and the
+/// rows below, by tslu_cuda.cuh's kernels up to 64 columns, cuSOLVER and cuBLAS wider) while queue 1 updates the rest of step K's trailing matrix; queue 1
 /// updates block column K + 1 first (the look-ahead column). The host computes each panel's
 /// interchanges from the tournament's jb rows (it waits for them, an event, while queue 1
 /// runs the big update) and reads every info once at the end. options::row_blocks >= 2: the
@@ -370,6 +370,13 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
   const double t0 = detail::now();
   double panel_wait = 0;
 
+  // Panel K's interchanges (as row pairs) on ncols columns from block column J, queue q.
+  auto permute = [&](int q, int K, int J, int ncols) {
+    if (pair_count[K] <= 0 || ncols <= 0) return;
+    permute_rows<<<(ncols + 7) / 8, 256, 0, dev.stream(q)>>>(ncols, dcol(J), ldda, K * b,
+                                                             pairs_d + std::size_t(K) * 4 * b, pair_count[K]);
+    tinybatch::cuda::check_launch("calu permute_rows");
+  };
   auto factor_panel = [&](int K) {  // on queue 0
     const int k0 = K * b, jb = std::min(b, mn - k0), mp = m - k0, h = 2 * jb;
     T* a = dcol(K) + k0;
@@ -395,7 +402,6 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
         return;
       }
       launch_tournament_panel<T>(ps, mp, jb, a, ldda, leaves, tp_cand, tp_counts, tp_arrivals, cand, flags + K);
-      tinybatch::cuda::check_launch("calu tournament_panel");
     } else if (!opt.tournament_cublas && level_bytes(jb) <= std::size_t(smem_max)) {
       int *from = cand, *to = cand2;
       while (true) {
@@ -444,30 +450,20 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
     };
     dev.copy_ints_to_device(pq, ipiv_d + k0, ipiv_h + k0, jb);
     if (one_launch) {
-      // The rows the interchanges moved (panel-relative): the first jb and where the chosen
-      // rows were; row r then holds what row at[r] held.
-      std::vector<int> moved;
-      for (int i = 0; i < jb; ++i) {
-        moved.push_back(i);
-        moved.push_back(ipiv_h[k0 + i] - 1 - k0);
-      }
-      std::sort(moved.begin(), moved.end());
-      moved.erase(std::unique(moved.begin(), moved.end()), moved.end());
+      // The interchanges' net effect: the positions they moved (all among the touched
+      // entries), row r then holding what row at[r] held.
+      std::sort(touched.begin(), touched.end());
+      touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
       int* pr = pairs_h + std::size_t(K) * 4 * b;
       int count = 0;
-      for (int r : moved)
+      for (int r : touched)
         if (at[r] != r) pr[count++] = r;
       for (int i = 0; i < count; ++i) pr[count + i] = at[pr[i]];
       pair_count[K] = count;
       reset_bookkeeping();
-      int* pd = pairs_d + std::size_t(K) * 4 * b;
-      dev.copy_ints_to_device(pq, pd, pr, 2 * count);
-      if (count > 0) {
-        permute_rows<<<(jb + 7) / 8, 256, 0, ps>>>(jb, dcol(K), ldda, k0, pd, count);
-        tinybatch::cuda::check_launch("calu permute_rows");
-      }
+      dev.copy_ints_to_device(pq, pairs_d + std::size_t(K) * 4 * b, pr, 2 * count);
+      permute(pq, K, K, jb);
       launch_panel_lu<T>(ps, mp, jb, a, ldda, uinv, panel_info + K);
-      tinybatch::cuda::check_launch("calu panel_lower_by_inverse");
       return;
     }
     reset_bookkeeping();
@@ -492,13 +488,10 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
     if (K + 1 >= nb) break;
     const int c1 = (K + 1) * b;
     dev.wait(uq, panel_done[K]);
-    if (pair_count[K] < 0) {
+    if (pair_count[K] < 0)
       dev.laswp(uq, n - c1, dcol(K + 1), ldda, k0, k0 + jb, ipiv_d);
-    } else if (pair_count[K] > 0) {
-      permute_rows<<<(n - c1 + 7) / 8, 256, 0, dev.stream(uq)>>>(n - c1, dcol(K + 1), ldda, k0,
-                                                                 pairs_d + std::size_t(K) * 4 * b, pair_count[K]);
-      tinybatch::cuda::check_launch("calu permute_rows");
-    }
+    else
+      permute(uq, K, K + 1, n - c1);
     update(K, c1, width(K + 1));
     dev.record(column_ready[K + 1], uq);
     if (K + 2 < nb) update(K, c1 + b, n - c1 - b);  // queued before the host waits below

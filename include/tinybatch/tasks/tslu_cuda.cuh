@@ -335,6 +335,7 @@ void launch_tournament_panel(cudaStream_t s, int mp, int jb, const T* panel, lon
     tournament_panel<T, 32><<<grid, block, 0, s>>>(mp, jb, panel, ldp, leaves, cand, counts, arrivals, root, flag);
   else
     tournament_panel<T, 64><<<grid, block, 0, s>>>(mp, jb, panel, ldp, leaves, cand, counts, arrivals, root, flag);
+  tinybatch::cuda::check_launch("calu tournament_panel");
 }
 
 /// The panel's interchanges as one permutation of the rows they touch: row k0 + dst[i] gets
@@ -444,7 +445,11 @@ void launch_panel_lu(cudaStream_t s, int mp, int jb, T* a, long long lda, T* uin
     if (bytes > 48 * 1024)
       TINYBATCH_CUDA_CHECK(cudaFuncSetAttribute(panel_diagonal<T, JB>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     panel_diagonal<T, JB><<<1, 256, bytes, s>>>(jb, a, lda, uinv, info);
-    if (mp > jb) panel_lower_by_inverse<T, JB><<<(mp - jb + 255) / 256, 256, 0, s>>>(mp - jb, jb, a + jb, lda, uinv);
+    tinybatch::cuda::check_launch("calu panel_diagonal");
+    if (mp > jb) {
+      panel_lower_by_inverse<T, JB><<<(mp - jb + 255) / 256, 256, 0, s>>>(mp - jb, jb, a + jb, lda, uinv);
+      tinybatch::cuda::check_launch("calu panel_lower_by_inverse");
+    }
   };
   if (jb <= 8)
     go(std::integral_constant<int, 8>{});
