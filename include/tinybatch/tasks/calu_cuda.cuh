@@ -329,11 +329,11 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
   auto* tp_arrivals = reinterpret_cast<unsigned*>(dev.device_ints(tp_nodes));
   TINYBATCH_CUDA_CHECK(cudaMemsetAsync(tp_arrivals, 0, sizeof(unsigned) * tp_nodes, ps));
   // Per panel of the one-launch tournament: its interchanges as row pairs (permute_rows), and
-  // U11^-1 of the panel being factored.
+  // the root's L \ U of the diagonal block of the panel being factored (ld 64).
   int* pairs_h = dev.pinned_ints(std::size_t(nb) * 4 * b);
   int* pairs_d = dev.device_ints(std::size_t(nb) * 4 * b);
   std::vector<int> pair_count(nb, -1);  // -1: the panel's interchanges by laswp_kernel
-  T* uinv = dev.device(64 * 64);
+  T* root_lu = dev.device(64 * 64);
   int* node_info = dev.device_ints(max_nodes);
   int* flags = dev.device_ints(nb);
   int* panel_info = dev.device_ints(nb);
@@ -401,7 +401,8 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
         partial_pivoting();
         return;
       }
-      launch_tournament_panel<T>(ps, mp, jb, a, ldda, leaves, tp_cand, tp_counts, tp_arrivals, cand, flags + K);
+      launch_tournament_panel<T>(ps, mp, jb, a, ldda, leaves, tp_cand, tp_counts, tp_arrivals, cand, flags + K,
+                                 root_lu);
     } else if (!opt.tournament_cublas && level_bytes(jb) <= std::size_t(smem_max)) {
       int *from = cand, *to = cand2;
       while (true) {
@@ -463,7 +464,7 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
       reset_bookkeeping();
       dev.copy_ints_to_device(pq, pairs_d + std::size_t(K) * 4 * b, pr, 2 * count);
       permute(pq, K, K, jb);
-      launch_panel_lu<T>(ps, mp, jb, a, ldda, uinv, panel_info + K);
+      launch_panel_lu<T>(ps, mp, jb, a, ldda, root_lu);
       return;
     }
     reset_bookkeeping();

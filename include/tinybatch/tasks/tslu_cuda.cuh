@@ -196,70 +196,149 @@ __device__ T pick(const T (&v)[N], int i) {
   return s[0];
 }
 
+/// Eight consecutive values between registers and shared memory, in 16-byte accesses (the
+/// address 16-byte aligned).
+template <class T>
+__device__ inline void store8(T* d, const T (&s)[8]) {
+  if constexpr (sizeof(T) == 8) {
+#pragma unroll
+    for (int q = 0; q < 4; ++q) reinterpret_cast<double2*>(d)[q] = make_double2(s[2 * q], s[2 * q + 1]);
+  } else {
+#pragma unroll
+    for (int q = 0; q < 2; ++q)
+      reinterpret_cast<float4*>(d)[q] = make_float4(s[4 * q], s[4 * q + 1], s[4 * q + 2], s[4 * q + 3]);
+  }
+}
+template <class T>
+__device__ inline void load8(T (&d)[8], const T* s) {
+  if constexpr (sizeof(T) == 8) {
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const double2 x = reinterpret_cast<const double2*>(s)[q];
+      d[2 * q] = x.x, d[2 * q + 1] = x.y;
+    }
+  } else {
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+      const float4 x = reinterpret_cast<const float4*>(s)[q];
+      d[4 * q] = x.x, d[4 * q + 1] = x.y, d[4 * q + 2] = x.z, d[4 * q + 3] = x.w;
+    }
+  }
+}
+
 /// The partial-pivoting LU of one tournament node: up to 256 rows of the panel (`row`: this
 /// thread's panel row, -1 none), jb <= JB columns, each thread's row in registers. Only the
 /// order in which rows become pivots is kept (the factors are dropped), so a chosen row is
-/// not moved: it leaves the elimination instead. Per column: the largest |entry| among the
-/// rows left, the pivot row broadcast through shared memory, a rank-1 update of the rows
-/// left; two barriers a column (the warp results and the pivot row are double-buffered).
-/// `chosen` (shared, JB) gets the pivot rows in order; returns how many (min(jb, rows)). A
-/// zero (or NaN) pivot sets `deficient`; a row is still chosen for that column, without
-/// elimination, so the list stays distinct real rows.
+/// not moved: it leaves the elimination instead. `chosen` (shared, JB) gets the pivot rows in
+/// order; returns how many (min(jb, rows)). A zero (or NaN) pivot sets `deficient`; a row is
+/// still chosen for that column, without elimination, so the list stays distinct real rows.
+///
+/// One barrier a column: every warp's best row writes itself (the columns still to be
+/// eliminated) to that warp's slot of shared memory before the barrier, so after it every
+/// thread knows the winner and reads its row at once (double-buffered by the column's parity).
+/// The columns go by chunks of 8: a rolled loop over chunks, the chunk's columns picked out of
+/// the registers once (pick()) and its 8 steps unrolled, so a step reads the pivot column at a
+/// compile-time index and updates only the chunks not yet eliminated (branches uniform across
+/// the block). Fully unrolled, the column loop was 10^4 instructions run once per node and
+/// bound by instruction fetch; rolled a column at a time, a step paid a 64-way select and two
+/// barriers (about 1.4 us a column step on an H100).
 ///
 /// The search compares 64-bit keys: |entry|'s bits without their lowest 8 (ties below 2^-44
 /// relative in double, none in float), + 1 so that every row left is above 0 (no row), and
 /// 255 - thread in the low 8 bits (ties: the lowest thread). A warp reduces them with two
 /// __reduce_max_sync (high word, then low word among the lanes holding the high maximum).
-/// The column loop is not unrolled: unrolled it was 10^4 instructions run once per node.
-/// The row is read at a run-time column by pick(), and the update runs over all JB columns
-/// against a pivot row zeroed up to column j (the entries left of j are not needed).
 template <class T, int JB>
 __device__ int tournament_node_lu(const T* __restrict__ panel, long long ldp, int jb, int row, int* chosen,
-                                  bool& deficient) {
-  constexpr int NT = tournament_threads, NW = NT / 32;
+                                  bool& deficient, T* lu = nullptr) {
+  constexpr int NT = tournament_threads, NW = NT / 32, W = 8, C = JB / W;
   static_assert(NT <= 256, "the thread's number fits the key's low 8 bits");
-  __shared__ __align__(16) T urow[2][JB];
+  static_assert(JB % W == 0, "whole chunks");
+  __shared__ __align__(16) T prow[2][NW][JB];  // each warp's best row, by the column's parity
   __shared__ __align__(16) unsigned long long wk[2][NW];
-  __shared__ T pivot[2];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
   T v[JB];
 #pragma unroll
   for (int k = 0; k < JB; ++k) v[k] = row >= 0 && k < jb ? panel[row + k * ldp] : T(0);
-  bool live = row >= 0;
-  int count = 0;
-  T cur = v[0];  // v[j]
+  bool live = row >= 0, over = false;
+  int count = 0, mine = -1;  // the column this thread's row was chosen for
 #pragma unroll 1
-  for (int j = 0; j < jb; ++j) {
-    const int buf = j & 1;
-    const unsigned long long key = live ? (((magnitude_bits(cur) >> 8) + 1) << 8) | unsigned(NT - 1 - t) : 0ull;
-    const unsigned hi = unsigned(key >> 32), mh = __reduce_max_sync(0xffffffffu, hi);
-    const unsigned ml = __reduce_max_sync(0xffffffffu, hi == mh ? unsigned(key) : 0u);
-    if (lane == 0) wk[buf][warp] = (static_cast<unsigned long long>(mh) << 32) | ml;
-    __syncthreads();
-    unsigned long long best = wk[buf][0];
+  for (int c = 0; c * W < jb && !over; ++c) {
+    T w[W];  // chunk c of the row
 #pragma unroll
-    for (int w = 1; w < NW; ++w) best = max(best, wk[buf][w]);
-    if (best == 0) break;  // no rows left: fewer rows than columns
-    const int bi = NT - 1 - int(best & 0xff);
-    if (t == bi) {
+    for (int i = 0; i < W; ++i) {
+      T s[C];
 #pragma unroll
-      for (int k = 0; k < JB; ++k) urow[buf][k] = k > j ? v[k] : T(0);
-      pivot[buf] = cur;
-      chosen[j] = row;
-      live = false;
+      for (int cc = 0; cc < C; ++cc) s[cc] = v[cc * W + i];
+      w[i] = pick(s, c);
     }
-    __syncthreads();
-    count = j + 1;
-    const T p = pivot[buf];
-    if (!(fabs(p) > T(0))) {
-      deficient = true;
-    } else if (live) {
-      const T l = cur / p;
 #pragma unroll
-      for (int k = 0; k < JB; ++k) v[k] -= l * urow[buf][k];
+    for (int i = 0; i < W; ++i) {
+      const int j = c * W + i, buf = i & 1;
+      if (j >= jb) break;
+      const unsigned long long key = live ? (((magnitude_bits(w[i]) >> 8) + 1) << 8) | unsigned(NT - 1 - t) : 0ull;
+      const unsigned hi = unsigned(key >> 32), mh = __reduce_max_sync(0xffffffffu, hi);
+      const unsigned ml = __reduce_max_sync(0xffffffffu, hi == mh ? unsigned(key) : 0u);
+      const unsigned long long mk = (static_cast<unsigned long long>(mh) << 32) | ml;
+      if (lane == 0) wk[buf][warp] = mk;
+      if (live && key == mk) {  // this warp's best row: its columns from chunk c on
+        T* d = prow[buf][warp];
+        store8(d + c * W, w);
+#pragma unroll
+        for (int cc = 1; cc < C; ++cc)
+          if (cc > c) {
+            T x[W];
+#pragma unroll
+            for (int ii = 0; ii < W; ++ii) x[ii] = v[cc * W + ii];
+            store8(d + cc * W, x);
+          }
+      }
+      __syncthreads();
+      unsigned long long best = wk[buf][0];
+#pragma unroll
+      for (int q = 1; q < NW; ++q) best = max(best, wk[buf][q]);
+      if (best == 0) {  // no rows left: fewer rows than columns
+        over = true;
+        break;
+      }
+      const int bi = NT - 1 - int(best & 0xff);
+      if (t == bi) {
+        chosen[j] = row;
+        live = false;
+        mine = j;
+      }
+      count = j + 1;
+      const T* u = prow[buf][bi >> 5];
+      T uc[W];
+      load8(uc, u + c * W);
+      const T p = uc[i];
+      if (!(fabs(p) > T(0))) {
+        deficient = true;
+      } else if (live) {
+        const T l = w[i] / p;
+        w[i] = l;  // the multiplier, kept for `lu`
+#pragma unroll
+        for (int ii = i + 1; ii < W; ++ii) w[ii] -= l * uc[ii];
+#pragma unroll
+        for (int cc = 1; cc < C; ++cc)
+          if (cc > c) {
+            T x[W];
+            load8(x, u + cc * W);
+#pragma unroll
+            for (int ii = 0; ii < W; ++ii) v[cc * W + ii] -= l * x[ii];
+          }
+      }
     }
-    cur = pick(v, (j + 1) & (JB - 1));
+    if (lu) {  // chunk c back into the row (multipliers and U), for the chosen rows' output
+#pragma unroll
+      for (int cc = 0; cc < C; ++cc)
+#pragma unroll
+        for (int ii = 0; ii < W; ++ii) v[cc * W + ii] = cc == c ? w[ii] : v[cc * W + ii];
+    }
   }
+  if (lu && mine >= 0)  // row `mine` of L \ U (ld 64), every chosen row at once
+#pragma unroll
+    for (int k = 0; k < JB; ++k)
+      if (k < jb) lu[mine + k * 64] = v[k];
   __syncthreads();  // chosen[] complete for every thread
   return count;
 }
@@ -271,8 +350,10 @@ __device__ int tournament_node_lu(const T* __restrict__ panel, long long ldp, in
 /// merges F = 256 / JB nodes at a time (their jb candidates each fill one node), and the
 /// last block to finish among a parent's children does the parent (a counter per node,
 /// reset by that block): no grid-wide barrier and no launch per level. The root's rows go to
-/// `root`; a deficient node sets *flag. cand / counts / arrivals: at least 2 leaves + 64
-/// nodes (cand JB ints each); arrivals zero before the first launch.
+/// `root`, and the root's elimination (L \ U of the panel's diagonal block once its rows are
+/// interchanged: the same rows eliminated in the same order) to `lu` (jb x jb, ld 64); a
+/// deficient node sets *flag. cand / counts / arrivals: at least 2 leaves + 64 nodes (cand JB
+/// ints each); arrivals zero before the first launch.
 ///
 /// Why: the level-per-launch tournament (tournament_level) ran log2(m / 2b) launches of
 /// 2b-row nodes in shared memory per panel and lost 2 - 3x to cuSOLVER's per-panel getrf
@@ -280,7 +361,7 @@ __device__ int tournament_node_lu(const T* __restrict__ panel, long long ldp, in
 template <class T, int JB>
 __global__ void __launch_bounds__(tournament_threads)
     tournament_panel(int mp, int jb, const T* __restrict__ panel, long long ldp, int leaves, int* cand, int* counts,
-                     unsigned* arrivals, int* root, int* flag) {
+                     unsigned* arrivals, int* root, int* flag, T* lu) {
   constexpr int NT = tournament_threads, F = NT / JB;
   __shared__ int chosen[JB];
   __shared__ bool last;
@@ -315,7 +396,8 @@ __global__ void __launch_bounds__(tournament_threads)
     const int child = parent * F + t / JB, k = t % JB;
     if (child < nodes && k < __ldcg(&counts[base + child])) row = __ldcg(&cand[(base + child) * JB + k]);
     deficient = false;
-    c = tournament_node_lu<T, JB>(panel, ldp, jb, row, chosen, deficient);
+    const bool is_root = (nodes + F - 1) / F == 1;
+    c = tournament_node_lu<T, JB>(panel, ldp, jb, row, chosen, deficient, is_root ? lu : nullptr);
     node = parent, base = pbase, nodes = (nodes + F - 1) / F;
   }
   if (deficient && t == 0) atomicOr(flag, 1);
@@ -325,16 +407,16 @@ __global__ void __launch_bounds__(tournament_threads)
 /// Launches tournament_panel for jb <= 64 columns (JB the next of 8, 16, 32, 64).
 template <class T>
 void launch_tournament_panel(cudaStream_t s, int mp, int jb, const T* panel, long long ldp, int leaves, int* cand,
-                             int* counts, unsigned* arrivals, int* root, int* flag) {
+                             int* counts, unsigned* arrivals, int* root, int* flag, T* lu) {
   const dim3 grid(leaves), block(tournament_threads);
   if (jb <= 8)
-    tournament_panel<T, 8><<<grid, block, 0, s>>>(mp, jb, panel, ldp, leaves, cand, counts, arrivals, root, flag);
+    tournament_panel<T, 8><<<grid, block, 0, s>>>(mp, jb, panel, ldp, leaves, cand, counts, arrivals, root, flag, lu);
   else if (jb <= 16)
-    tournament_panel<T, 16><<<grid, block, 0, s>>>(mp, jb, panel, ldp, leaves, cand, counts, arrivals, root, flag);
+    tournament_panel<T, 16><<<grid, block, 0, s>>>(mp, jb, panel, ldp, leaves, cand, counts, arrivals, root, flag, lu);
   else if (jb <= 32)
-    tournament_panel<T, 32><<<grid, block, 0, s>>>(mp, jb, panel, ldp, leaves, cand, counts, arrivals, root, flag);
+    tournament_panel<T, 32><<<grid, block, 0, s>>>(mp, jb, panel, ldp, leaves, cand, counts, arrivals, root, flag, lu);
   else
-    tournament_panel<T, 64><<<grid, block, 0, s>>>(mp, jb, panel, ldp, leaves, cand, counts, arrivals, root, flag);
+    tournament_panel<T, 64><<<grid, block, 0, s>>>(mp, jb, panel, ldp, leaves, cand, counts, arrivals, root, flag, lu);
   tinybatch::cuda::check_launch("calu tournament_panel");
 }
 
@@ -359,106 +441,82 @@ __global__ void __launch_bounds__(256) permute_rows(int ncols, T* a, long long l
   }
 }
 
-/// The panel's jb x jb diagonal block after its interchanges, in one block of 256 threads
-/// (a 64 x 4 grid: thread (i, q) owns row i, columns q, q + 4, ...): its LU without pivoting
-/// in place (a zero pivot's column left unscaled, as getrf_nopiv in tslu.hpp; the first one's
-/// position, 1-based, to *info), then U11^-1 to uinv (JB x JB, zero below the diagonal) for
-/// panel_lower_by_inverse, by solving U X = I one row of X a step (bottom up), the rows above
-/// updated by all threads. Dynamic shared memory: 2 JB (JB + 1) T (panel_diagonal_bytes).
+/// The panel's LU without pivoting once its interchanges are applied, from the tournament
+/// root's elimination (`lu`: L \ U of the jb x jb diagonal block, ld 64; tournament_panel):
+/// the panel's first jb rows get `lu`, and every row below solves x U11 = a (L21 =
+/// A21 U11^-1) by forward substitution, a thread per row, the row in registers and U11 in
+/// shared memory, each column of the result written as soon as it is known. The columns go
+/// by chunks of 8 as in tournament_node_lu (a rolled loop over chunks, the chunk picked out of
+/// the registers once, its steps unrolled, only the chunks to the right updated).
+///
+/// Why: the root's LU already is the diagonal block's (the same rows, eliminated in the same
+/// order), so the block needs no second factorization; a separate one-block LU and triangular
+/// inverse of a 64 x 64 block took 71 us on an H100, as long as the rows below. cuBLAS's TRSM
+/// on a 100000 x 64 panel took 244 us, five times the panel's memory traffic.
 template <class T, int JB>
-__global__ void __launch_bounds__(256) panel_diagonal(int jb, T* a, long long lda, T* uinv, int* info) {
-  extern __shared__ __align__(16) unsigned char diag_smem[];
-  auto s = reinterpret_cast<T(*)[JB + 1]>(diag_smem);  // s[r][c]: the block, then L \ U
-  auto x = s + JB;                                       // x[r][c]: I, then U^-1
-  const int t = threadIdx.x, i = t % 64, q = t / 64;
-  for (int c = q; c < JB; c += 4)
-    if (i < JB) {
-      s[i][c] = i < jb && c < jb ? a[i + c * lda] : T(i == c);  // identity padding: no zero pivots
-      x[i][c] = T(i == c);
-    }
-  __syncthreads();
-  int zero = 0;
-  for (int j = 0; j < jb; ++j) {
-    const T p = s[j][j];
-    if (p == T(0)) {
-      zero = zero ? zero : j + 1;
-    } else if (q == 0 && i > j && i < JB) {
-      s[i][j] *= T(1) / p;
-    }
-    __syncthreads();
-    if (i > j && i < JB) {
-      const T l = s[i][j];
-      for (int c = j + 1 + ((q - (j + 1)) % 4 + 4) % 4; c < JB; c += 4) s[i][c] -= l * s[j][c];
-    }
-    __syncthreads();
+__global__ void __launch_bounds__(256) panel_lower_from_root(int mp, int jb, T* a, long long lda, const T* lu) {
+  constexpr int W = 8, C = JB / W;
+  __shared__ __align__(16) T u[JB][JB];  // u[k][c] = U11(k, c), zero elsewhere
+  __shared__ T rd[JB];                   // 1 / U11(k, k)
+  for (int e = threadIdx.x; e < JB * JB; e += blockDim.x) {
+    const int k = e / JB, c = e % JB;
+    u[k][c] = k < jb && c < jb && k <= c ? lu[k + c * 64] : T(0);
   }
-  for (int c = q; c < jb; c += 4)
-    if (i < jb) a[i + c * lda] = s[i][c];
-  if (t == 0 && zero) *info = zero;
-  // U X = I, bottom up: row r of X is (row r of the right side) / U(r, r), then removed from
-  // the rows above it.
-  for (int r = jb - 1; r >= 0; --r) {
-    if (q == 0 && i < JB) x[r][i] /= s[r][r];
-    __syncthreads();
-    for (int k = q; k < r; k += 4)
-      if (i < JB) x[k][i] -= s[k][r] * x[r][i];
-    __syncthreads();
-  }
-  for (int c = q; c < JB; c += 4)
-    if (i < JB) uinv[i + c * JB] = i <= c && i < jb && c < jb ? x[i][c] : T(0);
-}
-
-template <class T, int JB>
-constexpr int panel_diagonal_bytes = 2 * JB * (JB + 1) * int(sizeof(T));
-
-/// L21 = A21 U11^-1 on the panel's rows below its diagonal block (rows x jb at a), in place:
-/// a thread per row, the row in registers, U11^-1 (panel_diagonal) in shared memory, each
-/// column of the result written as soon as it is summed. Why not cuBLAS's TRSM: on a
-/// 100000 x 64 panel it took 244 us on an H100, five times the panel's memory traffic; the
-/// product with the inverse of the 64 x 64 block is the form MAGMA's own TRSM uses.
-template <class T, int JB>
-__global__ void __launch_bounds__(256) panel_lower_by_inverse(int rows, int jb, T* a, long long lda, const T* uinv) {
-  __shared__ T u[JB][JB];  // u[c][k] = U11^-1 (k, c)
-  for (int e = threadIdx.x; e < JB * JB; e += blockDim.x) u[e / JB][e % JB] = uinv[e];
+  if (threadIdx.x < JB) rd[threadIdx.x] = int(threadIdx.x) < jb ? T(1) / lu[threadIdx.x * 65] : T(0);
   __syncthreads();
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= rows) return;
+  if (r >= mp) return;
+  if (r < jb) {  // the diagonal block
+    for (int k = 0; k < jb; ++k) a[r + k * lda] = lu[r + k * 64];
+    return;
+  }
   T x[JB];
 #pragma unroll
   for (int k = 0; k < JB; ++k) x[k] = k < jb ? a[r + k * lda] : T(0);
 #pragma unroll 1
-  for (int c = 0; c < jb; ++c) {
-    T sum = T(0);
+  for (int c = 0; c * W < jb; ++c) {
+    T w[W];  // chunk c of the row
 #pragma unroll
-    for (int k = 0; k < JB; ++k) sum += x[k] * u[c][k];
-    a[r + c * lda] = sum;
+    for (int i = 0; i < W; ++i) {
+      T s[C];
+#pragma unroll
+      for (int cc = 0; cc < C; ++cc) s[cc] = x[cc * W + i];
+      w[i] = pick(s, c);
+    }
+#pragma unroll
+    for (int i = 0; i < W; ++i) {
+      const int k = c * W + i;
+      if (k >= jb) break;
+      T y[W];
+      load8(y, u[k] + c * W);
+      const T xk = w[i] * rd[k];
+      a[r + k * lda] = xk;
+#pragma unroll
+      for (int ii = i + 1; ii < W; ++ii) w[ii] -= xk * y[ii];
+#pragma unroll
+      for (int cc = 1; cc < C; ++cc)
+        if (cc > c) {
+          load8(y, u[k] + cc * W);
+#pragma unroll
+          for (int ii = 0; ii < W; ++ii) x[cc * W + ii] -= xk * y[ii];
+        }
+    }
   }
 }
 
-/// The unpivoted LU of a panel of mp x jb (jb <= 64) after its interchanges: panel_diagonal,
-/// then panel_lower_by_inverse on the rows below (JB as launch_tournament_panel's).
+/// panel_lower_from_root on a panel of mp x jb (jb <= 64; JB as launch_tournament_panel's).
 template <class T>
-void launch_panel_lu(cudaStream_t s, int mp, int jb, T* a, long long lda, T* uinv, int* info) {
-  auto go = [&](auto jbc) {
-    constexpr int JB = decltype(jbc)::value;
-    constexpr int bytes = panel_diagonal_bytes<T, JB>;
-    if (bytes > 48 * 1024)
-      TINYBATCH_CUDA_CHECK(cudaFuncSetAttribute(panel_diagonal<T, JB>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    panel_diagonal<T, JB><<<1, 256, bytes, s>>>(jb, a, lda, uinv, info);
-    tinybatch::cuda::check_launch("calu panel_diagonal");
-    if (mp > jb) {
-      panel_lower_by_inverse<T, JB><<<(mp - jb + 255) / 256, 256, 0, s>>>(mp - jb, jb, a + jb, lda, uinv);
-      tinybatch::cuda::check_launch("calu panel_lower_by_inverse");
-    }
-  };
+void launch_panel_lu(cudaStream_t s, int mp, int jb, T* a, long long lda, const T* lu) {
+  const int blocks = (mp + 255) / 256;
   if (jb <= 8)
-    go(std::integral_constant<int, 8>{});
+    panel_lower_from_root<T, 8><<<blocks, 256, 0, s>>>(mp, jb, a, lda, lu);
   else if (jb <= 16)
-    go(std::integral_constant<int, 16>{});
+    panel_lower_from_root<T, 16><<<blocks, 256, 0, s>>>(mp, jb, a, lda, lu);
   else if (jb <= 32)
-    go(std::integral_constant<int, 32>{});
+    panel_lower_from_root<T, 32><<<blocks, 256, 0, s>>>(mp, jb, a, lda, lu);
   else
-    go(std::integral_constant<int, 64>{});
+    panel_lower_from_root<T, 64><<<blocks, 256, 0, s>>>(mp, jb, a, lda, lu);
+  tinybatch::cuda::check_launch("calu panel_lower_from_root");
 }
 
 /// cuSOLVER's panel pivots are relative to the panel's first row: make them global.
