@@ -67,12 +67,12 @@ step rc_gpu_calu 150 compute-sanitizer --tool racecheck --kernel-name kns=tinyba
   $B/test_cuda_calu "[gpu_panel]"
 G="$B/bench_calu_gpu --reps=2 --tall=100000x1024,200000x1024,100000x2048,400000x512 --square=16384"
 # The chunked one-barrier node LU and the panel's LU from the root's elimination, against the
-# binary before them (bench_calu_gpu_591caaa in build-bin, when staged) in the same call.
+# binary before them (build-bin/bench_calu_gpu_591caaa, or TB_OLD, when staged) in the same call.
 step tc_default 90 $G --methods=cusolver,hybrid_gpu --csv=$OUT/tc_default.csv
 grep -E "^cusolver|^hybrid" $OUT/tc_default.log
 step tc_132 90 $G --methods=hybrid_gpu --row-blocks=132 --b=32,64 --csv=$OUT/tc_132.csv
 grep -E "^hybrid" $OUT/tc_132.log
-step tc_old 60 ${G/bench_calu_gpu/bench_calu_gpu_591caaa} --methods=hybrid_gpu --row-blocks=132 --b=64 --csv=$OUT/tc_old.csv
+step tc_old 60 ${G/bench_calu_gpu/${TB_OLD:-bench_calu_gpu_591caaa}} --methods=hybrid_gpu --row-blocks=132 --b=64 --csv=$OUT/tc_old.csv
 grep -E "^hybrid" $OUT/tc_old.log
 step tc_ncu 90 ncu --cache-control none --clock-control none --kernel-name-base demangled \
   --kernel-name 'regex:tournament_panel|panel_lower|permute_rows' --launch-skip 12 --launch-count 24 --csv --page raw \
