@@ -62,6 +62,8 @@ step t_small 120 env TINYBATCH_CUDA_TESTS=small $B/test_cuda_cholesky_large
 #    and the per-panel getrf (b 64 / 128 / 256) on the tall shapes and 16384^2, and the
 #    library's defaults.
 step t_gpu_calu 120 $B/test_cuda_calu "[gpu_panel]"
+# A second build of the same tests (another version of the kernels), when staged.
+step t_gpu_calu_alt 120 $B/test_cuda_calu_alt "[gpu_panel]"
 step mc_gpu_calu 150 compute-sanitizer --tool memcheck --error-exitcode 9 $B/test_cuda_calu "[gpu_panel]"
 step rc_gpu_calu 150 compute-sanitizer --tool racecheck --kernel-name kns=tinybatch --error-exitcode 9 \
   $B/test_cuda_calu "[gpu_panel]"

@@ -366,12 +366,13 @@ TEST_CASE("calu::hybrid_getrf with default options: GPU panels by partial pivoti
 }
 
 TEST_CASE("calu::hybrid_getrf with default options on a very tall matrix: the tournament", "[calu][hybrid][gpu_panel]") {
-  // m >= 512 n (gpu_tournament_default): 32-column panels by the one-launch tournament with
-  // two leaves an SM, so the pivots are not partial pivoting's; the checks are the same.
+  // m >= 64 n (gpu_tournament_default): 64-column panels by the one-launch tournament with
+  // a leaf an SM, so the pivots are not partial pivoting's; the checks are the same.
   (void)tinybatch_tests::seed();
-  const int m = 40000, n = 70;  // two full panels and one of 6 columns
+  const int m = 40000, n = 70;  // a full panel and one of 6 columns
   REQUIRE(calu::gpu_tournament_default(m, n));
-  for (const calu::hybrid_report& rep : check_defaults(m, n, m + 1)) CHECK(rep.b == 32);
+  REQUIRE(!calu::gpu_tournament_default(63 * n, n));
+  for (const calu::hybrid_report& rep : check_defaults(m, n, m + 1)) CHECK(rep.b == 64);
   const auto [ipiv, ppiv] = default_and_lapack_pivots(m, n);
   CHECK(ipiv != ppiv);        // the tournament ran
   CHECK(ipiv[0] == ppiv[0]);  // its first pivot is still the first column's largest entry

@@ -97,12 +97,14 @@ inline bool recursive_default(int m, int n) {
 }
 
 /// Whether the hybrid's GPU-panel schedule runs the tournament when row_blocks is 0 (the
-/// default): on very tall matrices, m >= 512 n, where its panels beat cuSOLVER's getrf per
-/// panel. H100 machine, seconds, the same call (bench/results/h100/calu-tp-30f2453-*.csv):
-/// 400000 x 512 tournament (b 32, 264 leaves) 0.0192, cuSOLVER's getrf per panel 0.0246 at
-/// its best b (64), cuSOLVER dgetrf 0.0641; at 200000 x 1024 (m = 195 n) the per-panel getrf
-/// led, 0.0268 against 0.0303, and at 100000 x 1024 and x 2048 too.
-inline bool gpu_tournament_default(int m, int n) { return (long long)m >= 512LL * n; }
+/// default): on tall matrices, m >= 64 n, where its 64-column panels with a leaf an SM beat
+/// cuSOLVER's getrf per panel. H100 machine, seconds, the same call
+/// (bench/results/h100/calu-tc-71eb95c-{132,default}.csv; tournament b 64, 132 leaves against
+/// the per-panel getrf at its default width): 100000 x 1024 (m = 98 n) 0.0145 against 0.0161,
+/// 200000 x 1024 0.0254 against 0.0268, 400000 x 512 0.0181 against 0.0246 (the tournament at
+/// b 32 with 264 leaves: 0.0196); at 100000 x 2048 (m = 49 n) the per-panel getrf led, 0.0367
+/// against 0.0396.
+inline bool gpu_tournament_default(int m, int n) { return (long long)m >= 64LL * n; }
 
 /// The panel width of the hybrid's GPU-panel schedule (calu_cuda.cuh), for the schedule that
 /// runs (tournament: row_blocks >= 2, or 0 where gpu_tournament_default holds).
@@ -114,11 +116,11 @@ inline bool gpu_tournament_default(int m, int n) { return (long long)m >= 512LL 
 ///   1024 0.0300 | **0.0268** | 0.0299, 100000 x 2048 0.0480 | 0.0385 | **0.0365**, 400000 x
 ///   512 **0.0246** | 0.0275 | 0.0386, 16384^2 0.270 | 0.196 | 0.168 (512: 0.160 in
 ///   calu-51a7978-gpu-panel-b.csv, cuSOLVER dgetrf 0.141 - 0.142).
-/// - The tournament: 64 columns (tournament_panel's widest), 32 where m >= 512 n
-///   (calu-tp-30f2453-{132,264}.csv: b 64 led on the other tall shapes, b 32 at 400000 x 512).
+/// - The tournament: 64 columns, tournament_panel's widest (calu-tc-71eb95c-132.csv: b 64 led
+///   b 32 on every shape, 1.07 - 1.5x).
 inline int gpu_panel_block(int m, int n, int row_blocks) {
   const bool tournament = row_blocks >= 2 || (row_blocks == 0 && gpu_tournament_default(m, n));
-  if (tournament) return std::min(n, gpu_tournament_default(m, n) ? 32 : 64);
+  if (tournament) return std::min(n, 64);
   if (std::min(m, n) >= 16384) return 512;
   if ((long long)m >= 4LL * n) return std::clamp(n / 8, 64, 256);
   return default_block(m, n);

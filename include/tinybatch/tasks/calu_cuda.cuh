@@ -272,20 +272,20 @@ inline bool is_device_pointer(const void* p) {
 /// tournament; for panels of at most 64 columns one launch of tournament_panel with
 /// row_blocks leaves (at most m / jb and 4096), wider ones (or tournament_cublas) a launch
 /// per level of 2b-row nodes whatever the count says; 1: every panel by cuSOLVER's partial
-/// pivoting, and the host waits for nothing; 0 (the default): the tournament with two leaves
-/// an SM where gpu_tournament_default (m >= 512 n), partial pivoting otherwise (docs/calu.md).
+/// pivoting, and the host waits for nothing; 0 (the default): the tournament with a leaf an
+/// SM where gpu_tournament_default (m >= 64 n), partial pivoting otherwise (docs/calu.md).
 template <class T>
 int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T* dA, long long ldda, int* ipiv,
                        const hybrid_options& opt, hybrid_report* report) {
   enum { pq = 0, uq = 1 };
-  // row_blocks 0: the tournament with two leaves an SM on very tall matrices
-  // (gpu_tournament_default), cuSOLVER's partial pivoting per panel otherwise.
+  // row_blocks 0: the tournament with a leaf an SM on tall matrices (gpu_tournament_default;
+  // a leaf holds a whole SM's registers), cuSOLVER's partial pivoting per panel otherwise.
   int rb = opt.row_blocks;
   if (rb == 0 && gpu_tournament_default(m, n)) {
     int id = 0, sms = 0;
     TINYBATCH_CUDA_CHECK(cudaGetDevice(&id));
     TINYBATCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, id));
-    rb = 2 * sms;
+    rb = sms;
   }
   const int b = opt.b ? std::min(opt.b, n) : gpu_panel_block(m, n, rb);
   const int nb = (n + b - 1) / b, mn = std::min(m, n);
