@@ -76,6 +76,9 @@ step tc_132 90 $G --methods=hybrid_gpu --row-blocks=132 --b=32,64 --csv=$OUT/tc_
 grep -E "^hybrid" $OUT/tc_132.log
 step tc_old 60 ${G/bench_calu_gpu/${TB_OLD:-bench_calu_gpu_591caaa}} --methods=hybrid_gpu --row-blocks=132 --b=64 --csv=$OUT/tc_old.csv
 grep -E "^hybrid" $OUT/tc_old.log
+# Fewer leaves than SMs, so that the look-ahead update's GEMMs find SMs beside the tournament.
+step tc_rb 150 bash -c "for r in 66 100 116; do $G --methods=hybrid_gpu --row-blocks=\$r --b=64 --csv=$OUT/tc_rb\$r.csv; done"
+grep -E "^hybrid" $OUT/tc_rb.log
 step tc_ncu 90 ncu --cache-control none --clock-control none --kernel-name-base demangled \
   --kernel-name 'regex:tournament_panel|panel_lower|permute_rows' --launch-skip 12 --launch-count 24 --csv --page raw \
   --metrics gpu__time_duration.sum $B/bench_calu_gpu --reps=1 --tall=100000x1024 --methods=hybrid_gpu \
