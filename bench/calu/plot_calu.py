@@ -84,6 +84,8 @@ def trace(path, out):
         title = f.readline().lstrip("# ").strip()
         ev = list(csv.DictReader(f))
     colors = {"panel": "tab:red", "update": "tab:blue", "send": "tab:orange", "wait": "0.6", "gpu_update": "tab:green",
+              # the GPU-panel hybrid's two queues
+              "tournament": "darkred", "lookahead": "tab:olive",
               # CPU CALU's kinds (its panel in parts, the updates' GEMM chunks apart)
               "leaf": "tab:red", "tree": "darkred", "panel_lu": "tab:pink", "panel_trsm": "salmon",
               "panel_getrf": "tab:brown", "gemm": "tab:cyan", "laswp": "0.3"}
@@ -91,12 +93,14 @@ def trace(path, out):
     colors = {k: v for k, v in colors.items() if k in present}
     threads = sorted({int(e["thread"]) for e in ev})
     fig, ax = plt.subplots(figsize=(14, 0.35 * len(threads) + 2))
+    # CPU threads from 0 up; the device's queues (thread < 0: -1 updates, -2 panels) above them.
+    rows = [t for t in threads if t >= 0] + sorted((t for t in threads if t < 0), reverse=True)
     for e in ev:
-        t = int(e["thread"])
-        y = len(threads) if t < 0 else threads.index(t)
-        ax.barh(y, float(e["t1"]) - float(e["t0"]), left=float(e["t0"]), color=colors.get(e["what"], "k"), height=0.8)
-    ax.set_yticks(range(len(threads)))
-    ax.set_yticklabels(["GPU" if t < 0 else f"cpu {t}" for t in threads])
+        ax.barh(rows.index(int(e["thread"])), float(e["t1"]) - float(e["t0"]), left=float(e["t0"]),
+                color=colors.get(e["what"], "k"), height=0.8)
+    ax.set_yticks(range(len(rows)))
+    names = {-1: "GPU updates", -2: "GPU panels"}
+    ax.set_yticklabels([names.get(t, "GPU") if t < 0 else f"cpu {t}" for t in rows])
     ax.set_xlabel("seconds")
     ax.set_title(title)
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors.values()]
@@ -110,8 +114,17 @@ def trace(path, out):
     print("total seconds per kind:", {k: round(v, 4) for k, v in tot.items()})
     cpu = [t for t in threads if t >= 0]
     span = max(float(e["t1"]) for e in ev)
-    busy = sum(float(e["t1"]) - float(e["t0"]) for e in ev if int(e["thread"]) >= 0)
-    print(f"CPU threads busy {busy / (span * len(cpu)):.0%} of {len(cpu)} x {span:.4f} s")
+    if cpu:
+        busy = sum(float(e["t1"]) - float(e["t0"]) for e in ev if int(e["thread"]) >= 0)
+        print(f"CPU threads busy {busy / (span * len(cpu)):.0%} of {len(cpu)} x {span:.4f} s")
+    for t in (t for t in threads if t < 0):  # a device queue's busy time, and its overlap with the other's
+        mine = sorted((float(e["t0"]), float(e["t1"])) for e in ev if int(e["thread"]) == t)
+        print(f"{names.get(t, 'GPU')} busy {sum(b - a for a, b in mine):.4f} of {span:.4f} s")
+    if {-1, -2} <= set(threads):
+        p = [(float(e["t0"]), float(e["t1"])) for e in ev if int(e["thread"]) == -2]
+        u = [(float(e["t0"]), float(e["t1"])) for e in ev if int(e["thread"]) == -1]
+        both = sum(max(0.0, min(b, d) - max(a, c)) for a, b in p for c, d in u)
+        print(f"both queues busy {both:.4f} s")
 
 
 def main():

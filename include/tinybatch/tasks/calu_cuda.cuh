@@ -367,8 +367,26 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
   std::vector<int> where(m), at(m), touched;
   std::iota(where.begin(), where.end(), 0);
   std::iota(at.begin(), at.end(), 0);
-  const double t0 = detail::now();
   double panel_wait = 0;
+  // options::trace: intervals between timing events on the two queues (thread -2 the panels',
+  // -1 the updates'), read once at the end.
+  struct span {
+    const char* what;
+    int K, J, q;
+    cudaEvent_t e0, e1;
+  };
+  std::vector<span> spans;
+  const cudaEvent_t base = opt.trace ? dev.make_event(true) : nullptr;
+  if (opt.trace) dev.record(base, uq);
+  auto mark = [&](int q) -> cudaEvent_t {
+    if (!opt.trace) return nullptr;
+    const cudaEvent_t e = dev.make_event(true);
+    dev.record(e, q);
+    return e;
+  };
+  auto span_end = [&](const char* what, int K, int J, int q, cudaEvent_t e0) {
+    if (opt.trace) spans.push_back({what, K, J, q, e0, mark(q)});
+  };
 
   // Panel K's interchanges (as row pairs) on ncols columns from block column J, queue q.
   auto permute = [&](int q, int K, int J, int ncols) {
@@ -382,9 +400,11 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
     T* a = dcol(K) + k0;
     T* const* ptrs = ptrs_d + (jb == b ? 0 : max_nodes);
     auto partial_pivoting = [&] {
+      const cudaEvent_t e0 = mark(pq);
       TINYBATCH_CUDA_CHECK(getrf(solver, mp, jb, a, int(ldda), work, ipiv_d + k0, panel_info + K));
       offset_pivots<><<<(jb + 127) / 128, 128, 0, ps>>>(ipiv_d + k0, jb, k0);
       tinybatch::cuda::check_launch("calu offset_pivots");
+      span_end("panel_getrf", K, K, pq, e0);
     };
     int nodes = (mp + h - 1) / h;
     if (nodes == 1 || rb < 2) {  // one leaf: the tournament is partial pivoting
@@ -392,6 +412,7 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
       return;
     }
     const dim3 grid_rows(1, (h + 127) / 128);
+    const cudaEvent_t tournament_start = mark(pq);
     bool first = true;
     int prev = 0;
     const bool one_launch = !opt.tournament_cublas && jb <= 64;
@@ -428,6 +449,7 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
     int* sel = sel_h + std::size_t(K) * b;
     TINYBATCH_CUDA_CHECK(cudaMemcpyAsync(sel, cand, sizeof(int) * jb, cudaMemcpyDeviceToHost, ps));
     TINYBATCH_CUDA_CHECK(cudaMemcpyAsync(sel_h + std::size_t(nb) * b + K, flags + K, sizeof(int), cudaMemcpyDeviceToHost, ps));
+    span_end("tournament", K, K, pq, tournament_start);
     dev.record(root_ready, pq);
     const double w0 = detail::now();
     dev.synchronize(root_ready);
@@ -449,6 +471,7 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
     auto reset_bookkeeping = [&] {
       for (int x : touched) where[x] = x, at[x] = x;
     };
+    const cudaEvent_t lu_start = mark(pq);
     dev.copy_ints_to_device(pq, ipiv_d + k0, ipiv_h + k0, jb);
     if (one_launch) {
       // The interchanges' net effect: the positions they moved (all among the touched
@@ -465,6 +488,7 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
       dev.copy_ints_to_device(pq, pairs_d + std::size_t(K) * 4 * b, pr, 2 * count);
       permute(pq, K, K, jb);
       launch_panel_lu<T>(ps, mp, jb, a, ldda, root_lu);
+      span_end("panel_lu", K, K, pq, lu_start);
       return;
     }
     reset_bookkeeping();
@@ -473,6 +497,7 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
     // TRSM (BLAS 3; cuSOLVER's getrf of the whole m x jb panel runs column by column).
     TINYBATCH_CUDA_CHECK(getrf(solver, jb, jb, a, int(ldda), work, nullptr, panel_info + K));
     if (mp > jb) TINYBATCH_CUDA_CHECK(trsm_right_upper(pblas, mp - jb, jb, a, int(ldda), a + jb, int(ldda)));
+    span_end("panel_lu", K, K, pq, lu_start);
   };
   auto update = [&](int K, int c, int w) {  // columns c .. c + w - 1 by panel K, queue 1
     const int k0 = K * b, jb = std::min(b, mn - k0), below = m - k0 - jb;
@@ -489,13 +514,19 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
     if (K + 1 >= nb) break;
     const int c1 = (K + 1) * b;
     dev.wait(uq, panel_done[K]);
+    const cudaEvent_t e0 = mark(uq);
     if (pair_count[K] < 0)
       dev.laswp(uq, n - c1, dcol(K + 1), ldda, k0, k0 + jb, ipiv_d);
     else
       permute(uq, K, K + 1, n - c1);
     update(K, c1, width(K + 1));
+    span_end("lookahead", K, K + 1, uq, e0);
     dev.record(column_ready[K + 1], uq);
-    if (K + 2 < nb) update(K, c1 + b, n - c1 - b);  // queued before the host waits below
+    if (K + 2 < nb) {  // queued before the host waits below
+      const cudaEvent_t e1 = mark(uq);
+      update(K, c1 + b, n - c1 - b);
+      span_end("gpu_update", K, K + 2, uq, e1);
+    }
     dev.wait(pq, column_ready[K + 1]);
     factor_panel(K + 1);
     dev.record(panel_done[K + 1], pq);
@@ -514,8 +545,10 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
   if (report) {
     report->b = b, report->d = 0, report->nb = nb;
     report->events.clear();
-    if (opt.trace) report->events.push_back({"panel_wait", -1, -1, 0, 0, panel_wait});
-    (void)t0;
+    report->host_wait = panel_wait;
+    for (const span& x : spans)
+      report->events.push_back({x.what, x.K, x.J, x.q == pq ? -2 : -1, dev.seconds_between(base, x.e0),
+                                dev.seconds_between(base, x.e1)});
   }
   return info;
 }

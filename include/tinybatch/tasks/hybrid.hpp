@@ -70,7 +70,9 @@ struct hybrid_options : options {
   /// counted at the cores' GEMM rate as in the seed's model).
   double gp = 0;
   // options::trace: every task's interval in hybrid_report::events ("panel", "update",
-  // "send", "wait" on the CPU, "gpu_update" on the device).
+  // "send", "wait" on the CPU, "gpu_update" on the device; with the panels on the GPU the
+  // device's two queues: "tournament", "panel_lu", "panel_getrf" on thread -2, "lookahead"
+  // and "gpu_update" on thread -1).
 };
 
 /// What the hybrid factorization chose and measured.
@@ -79,6 +81,7 @@ struct hybrid_report {
   double g1 = 0, g2 = 0;  // the rates the model used (0 where d was given and none measured)
   double gp = 0;          // the panel rate the model used (0: none)
   double seconds = 0;     // the whole call
+  double host_wait = 0;   // GPU panels: the host's waits for the tournaments' chosen rows
   std::vector<trace_event> events;
 };
 
