@@ -406,7 +406,7 @@ int run(int argc, char** argv) {
             const int rb = method == "hybrid_gpu_cublas" ? std::max(2, c.row_blocks) : std::max(0, c.row_blocks);
             const bool tournament = rb >= 2 || (rb == 0 && calu::gpu_tournament_default(int(m), int(n)));
             o.row_blocks = rb;
-            o.b = b ? b : calu::gpu_panel_block(int(m), int(n), rb);
+            o.b = b;  // 0: the library's choice (gpu_panel_block, or cuSOLVER's whole getrf where gpu_whole_getrf_default)
             o.tournament_cublas = method == "hybrid_gpu_cublas";
             o.update_sms = c.update_sms;
             row r{method, m, n, o.b, 0, 0, rb, 1e30, 0, 0, 0, ""};
@@ -423,6 +423,7 @@ int run(int argc, char** argv) {
                 r.seconds = dt;
                 wait = rep_out.host_wait;
               }
+              r.b = rep_out.b;
             }
             if (!c.trace.empty() && !traced) {  // one more run, traced (timing events on both queues), not timed
               calu::hybrid_report rep_out;
@@ -433,15 +434,18 @@ int run(int argc, char** argv) {
               calu::hybrid_getrf(int(m), int(n), dw, int(m), ipiv.data(), o, &rep_out, &ws);
               const double dt = now() - t0;
               std::ostringstream title;
-              title << method << " m " << m << " n " << n << " b " << o.b << " leaves " << rb << " seconds " << dt
+              title << method << " m " << m << " n " << n << " b " << rep_out.b << " leaves " << rb << " seconds " << dt
                     << " (traced) device " << device << " commit " << commit << " date " << date;
               write_trace(c.trace, title.str(), rep_out.events);
               traced = true;
               o.trace = false;
             }
             char note[160];
+            const bool whole = rb == 0 && b == 0 && calu::gpu_whole_getrf_default(int(m), int(n));
             std::snprintf(note, sizeof note, "matrix on the GPU, panels on the GPU (%s), host waits %.4f s%s",
-                          !tournament ? "cuSOLVER getrf" : o.tournament_cublas ? "tournament, cuBLAS nodes" : "tournament",
+                          whole ? "the default: cuSOLVER getrf of the whole matrix"
+                          : !tournament ? "cuSOLVER getrf"
+                          : o.tournament_cublas ? "tournament, cuBLAS nodes" : "tournament",
                           wait, o.update_sms ? (", update SMs " + std::to_string(o.update_sms)).c_str() : "");
             r.note = note;
             r.gflops = flops / r.seconds * 1e-9;

@@ -358,16 +358,38 @@ std::pair<std::vector<int>, std::vector<int>> default_and_lapack_pivots(int m, i
 }  // namespace
 
 TEST_CASE("calu::hybrid_getrf with default options: GPU panels by partial pivoting", "[calu][hybrid][gpu_panel]") {
-  // The defaults put every panel on the GPU, factored by cuSOLVER's partial pivoting (no
-  // tournament, no calibration): the pivots are then LAPACK dgetrf's on random matrices
-  // (ties aside), which the tournament's are not (the growth test above).
+  // From m >= 4 n up to 64 n the defaults put every panel on the GPU, factored by cuSOLVER's
+  // partial pivoting (no tournament, no calibration): the pivots are then LAPACK dgetrf's on
+  // random matrices (ties aside), which the tournament's are not (the growth test above).
   (void)tinybatch_tests::seed();
-  for (const calu::hybrid_report& rep : check_defaults(1500, 700, 1503)) {
+  REQUIRE(!calu::gpu_whole_getrf_default(6000, 700));
+  for (const calu::hybrid_report& rep : check_defaults(6000, 700, 6003)) {
     CHECK(rep.model_d == 0);  // no d, no calibration
     CHECK(rep.g1 == 0);
+    CHECK(rep.nb > 1);  // panel by panel
   }
+  const auto [ipiv, ppiv] = default_and_lapack_pivots(4800, 600);
+  CHECK(ipiv == ppiv);
+}
+
+TEST_CASE("calu::hybrid_getrf with default options below m = 4 n: cuSOLVER's getrf", "[calu][hybrid][gpu_panel]") {
+  // gpu_whole_getrf_default: the whole matrix by cuSOLVER's getrf, with the same checks,
+  // LAPACK's pivots and info.
+  (void)tinybatch_tests::seed();
+  REQUIRE(calu::gpu_whole_getrf_default(1500, 700));
+  REQUIRE(calu::gpu_whole_getrf_default(777, 777));
+  for (const calu::hybrid_report& rep : check_defaults(1500, 700, 1503)) CHECK(rep.nb == 1);
+  for (const calu::hybrid_report& rep : check_defaults(777, 777, 780)) CHECK(rep.nb == 1);
   const auto [ipiv, ppiv] = default_and_lapack_pivots(1200, 600);
   CHECK(ipiv == ppiv);
+  for (bool dev : {false, true}) {  // a zero column: info
+    const int n = 300, c = 123;
+    std::vector<double> a = random_matrix<double>(n, n, n);
+    for (int i = 0; i < n; ++i) a[i + std::size_t(c) * n] = 0;
+    const outcome o = hybrid(n, n, n, a, dev, calu::hybrid_options{});
+    CHECK(o.info == c + 1);
+    CHECK(o.ratio < 30);
+  }
 }
 
 TEST_CASE("calu::hybrid_getrf with default options on a very tall matrix: the tournament", "[calu][hybrid][gpu_panel]") {

@@ -106,6 +106,15 @@ inline bool recursive_default(int m, int n) {
 /// against 0.0396.
 inline bool gpu_tournament_default(int m, int n) { return (long long)m >= 64LL * n; }
 
+/// Whether the hybrid's GPU-panel schedule, given neither b nor row_blocks, hands the whole
+/// matrix to cuSOLVER's getrf: where m < 4 n. There the CPU cores cannot add to the GPU (16
+/// Xeon cores hold 1/20 - 1/55 of its update rate) and the panel-by-panel schedule ran below
+/// cuSOLVER's own LU on every square shape measured: 0.70 - 0.78x at b 128 on the H200
+/// (4096^2 - 32768^2), 0.88x at b 512 on the H100 (16384^2: 0.1602 s against 0.1412,
+/// calu-split-3f1d9ad-tc_default.csv). From 4 n the panel-by-panel schedule (per-panel
+/// getrf, or the tournament from 64 n) runs as before: 1.04x at 100000 x 2048 (49 n).
+inline bool gpu_whole_getrf_default(int m, int n) { return (long long)m < 4LL * n; }
+
 /// The panel width of the hybrid's GPU-panel schedule (calu_cuda.cuh), for the schedule that
 /// runs (tournament: row_blocks >= 2, or 0 where gpu_tournament_default holds).
 /// - cuSOLVER's partial pivoting per panel: the panel chain is the critical path, and a

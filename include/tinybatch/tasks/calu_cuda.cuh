@@ -275,11 +275,40 @@ inline bool is_device_pointer(const void* p) {
 /// row_blocks leaves (at most m / jb and 4096), wider ones (or tournament_cublas) a launch
 /// per level of 2b-row nodes whatever the count says; 1: every panel by cuSOLVER's partial
 /// pivoting, and the host waits for nothing; 0 (the default): the tournament with a leaf an
-/// SM where gpu_tournament_default (m >= 64 n), partial pivoting otherwise (docs/calu.md).
+/// SM where gpu_tournament_default (m >= 64 n), partial pivoting otherwise (docs/calu.md);
+/// with b 0 too, below m = 4 n (gpu_whole_getrf_default) cuSOLVER's getrf of the whole matrix.
 template <class T>
 int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T* dA, long long ldda, int* ipiv,
                        const hybrid_options& opt, hybrid_report* report) {
   enum { pq = 0, uq = 1 };
+  if (opt.row_blocks == 0 && opt.b == 0 && gpu_whole_getrf_default(m, n)) {
+    // cuSOLVER's getrf of the whole matrix (gpu_whole_getrf_default: faster than the panel
+    // schedule on square shapes), on the panel queue; the same ipiv and info.
+    const int mn = std::min(m, n);
+    if (host_a) {
+      dA = dev.device(std::size_t(m) * n);
+      ldda = m;
+      dev.copy_to_device(pq, dA, ldda, host_a, lda, m, n);
+    }
+    cusolverDnHandle_t solver = dev.panel_solver();
+    int lwork = 0;
+    TINYBATCH_CUDA_CHECK(getrf_buffer(solver, m, n, dA, int(ldda), &lwork));
+    T* work = dev.device(std::max(1, lwork));
+    int* ipiv_d = dev.device_ints(mn + 1);  // then info
+    int* ipiv_h = dev.pinned_ints(mn + 1);
+    TINYBATCH_CUDA_CHECK(getrf(solver, m, n, dA, int(ldda), work, ipiv_d, ipiv_d + mn));
+    TINYBATCH_CUDA_CHECK(
+        cudaMemcpyAsync(ipiv_h, ipiv_d, sizeof(int) * (mn + 1), cudaMemcpyDeviceToHost, dev.stream(pq)));
+    if (host_a) dev.copy_to_host(pq, host_a, lda, dA, ldda, m, n);
+    dev.synchronize_queue(pq);
+    std::memcpy(ipiv, ipiv_h, sizeof(int) * mn);
+    if (report) {
+      report->b = n, report->d = 0, report->nb = 1;
+      report->events.clear();
+      report->host_wait = 0;
+    }
+    return ipiv_h[mn];
+  }
   // row_blocks 0: the tournament with a leaf an SM on tall matrices (gpu_tournament_default;
   // a leaf holds a whole SM's registers), cuSOLVER's partial pivoting per panel otherwise.
   int rb = opt.row_blocks;
