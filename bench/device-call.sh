@@ -79,14 +79,6 @@ grep -E "^hybrid" $OUT/tc_old.log
 # Fewer leaves than SMs, so that the look-ahead update's GEMMs find SMs beside the tournament.
 step tc_rb 150 bash -c "for r in 66 100 116; do $G --methods=hybrid_gpu --row-blocks=\$r --b=64 --csv=$OUT/tc_rb\$r.csv; done"
 grep -E "^hybrid" $OUT/tc_rb.log
-# The tournament on L leaves and the updates' cuBLAS calls sized for the other SMs
-# (--update-sms), so that the rest of an update runs beside the next panel's tournament.
-T="$B/bench_calu_gpu --reps=2 --tall=100000x1024,200000x1024,100000x2048,400000x512 --methods=hybrid_gpu --b=64"
-step tc_sms 150 bash -c "$T --row-blocks=132 --csv=$OUT/tc_sms-132-0.csv; for x in 66:66 88:44 100:32 132:66 88:0; do \
-  $T --row-blocks=\${x%:*} --update-sms=\${x#*:} --csv=$OUT/tc_sms-\${x%:*}-\${x#*:}.csv; done"
-grep -E "^hybrid" $OUT/tc_sms.log
-step tc_sms_trace 40 $B/bench_calu_gpu --reps=1 --tall=100000x1024 --methods=hybrid_gpu --b=64 --row-blocks=88 \
-  --update-sms=44 --no-check --trace=$OUT/trace-100000x1024-88-44.csv
 # The two queues over time (timing events around each panel's tournament and LU, the look-ahead
 # column and the rest of the update), one untimed run after the timed ones.
 step tc_trace 60 bash -c "for s in 100000x1024 400000x512 16384x16384; do $B/bench_calu_gpu --reps=1 --tall=\$s \

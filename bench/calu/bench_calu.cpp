@@ -8,7 +8,7 @@
 // cuSOLVER dgetrf (matrix on the GPU).
 //
 //   bench_calu [--square=4096,8192] [--tall=100000x1024,...] [--methods=calu,calu_wide,calu_narrow,calu_blocked,calu_rec,lapacke,panel,hybrid,hybrid_gpu,hybrid_gpu_cublas,cusolver]
-//              [--b=128,256] [--d=model,1,2,4] [--reps=2] [--threads=16] [--row-blocks=0] [--update-sms=0] [--leaf-rows=0] [--panel-inverse=-1]
+//              [--b=128,256] [--d=model,1,2,4] [--reps=2] [--threads=16] [--row-blocks=0] [--leaf-rows=0] [--panel-inverse=-1]
 //              [--leaf-width=0,256,512]
 //              [--csv=out.csv] [--trace=trace.csv] [--no-check] [--max-cpu-n=16384]
 //
@@ -26,8 +26,6 @@
 // rows below the diagonal block by GEMMs with U11^-1 / by TRSM (default: the library's).
 // calu_blocked / calu_rec: CALU with options::recursive off / on, calu_rec once per
 // --leaf-width (the widest column block of the blocked graph; 0: the library's).
-// --update-sms=N: hybrid_options::update_sms (the GPU-panel updates' cuBLAS calls sized for
-// N SMs, so that a tournament on fewer leaves than SMs can run beside them).
 #include <tinybatch/tasks/calu.hpp>
 #if defined(__CUDACC__)
 #include <cusolverDn.h>
@@ -87,7 +85,7 @@ struct config {
   std::vector<std::string> methods{"calu", "lapacke"};
   std::vector<int> bs{0}, leaf_widths{0};
   std::vector<std::string> ds{"model"};
-  int reps = 2, threads = 0, row_blocks = 0, leaf_rows = 0, panel_inverse = -1, update_sms = 0;
+  int reps = 2, threads = 0, row_blocks = 0, leaf_rows = 0, panel_inverse = -1;
   long max_cpu_n = 1L << 40;  // CPU methods only on shapes with n <= this
   bool check = true;
   std::string csv, trace;
@@ -197,8 +195,6 @@ int run(int argc, char** argv) {
       c.threads = std::atoi(v);
     } else if (const char* v = val("--row-blocks=")) {
       c.row_blocks = std::atoi(v);
-    } else if (const char* v = val("--update-sms=")) {
-      c.update_sms = std::atoi(v);
     } else if (const char* v = val("--leaf-rows=")) {
       c.leaf_rows = std::atoi(v);
     } else if (const char* v = val("--panel-inverse=")) {
@@ -408,7 +404,6 @@ int run(int argc, char** argv) {
             o.row_blocks = rb;
             o.b = b;  // 0: the library's choice (gpu_panel_block, or cuSOLVER's whole getrf where gpu_whole_getrf_default)
             o.tournament_cublas = method == "hybrid_gpu_cublas";
-            o.update_sms = c.update_sms;
             row r{method, m, n, o.b, 0, 0, rb, 1e30, 0, 0, 0, ""};
             double wait = 0;
             for (int rep = 0; rep <= c.reps; ++rep) {
@@ -442,11 +437,11 @@ int run(int argc, char** argv) {
             }
             char note[160];
             const bool whole = rb == 0 && b == 0 && calu::gpu_whole_getrf_default(int(m), int(n));
-            std::snprintf(note, sizeof note, "matrix on the GPU, panels on the GPU (%s), host waits %.4f s%s",
+            std::snprintf(note, sizeof note, "matrix on the GPU, panels on the GPU (%s), host waits %.4f s",
                           whole ? "the default: cuSOLVER getrf of the whole matrix"
                           : !tournament ? "cuSOLVER getrf"
                           : o.tournament_cublas ? "tournament, cuBLAS nodes" : "tournament",
-                          wait, o.update_sms ? (", update SMs " + std::to_string(o.update_sms)).c_str() : "");
+                          wait);
             r.note = note;
             r.gflops = flops / r.seconds * 1e-9;
             emit(r);

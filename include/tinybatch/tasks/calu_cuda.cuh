@@ -194,8 +194,6 @@ class cuda_device {
     if (m > 0 && n > 0 && k > 0)
       TINYBATCH_CUDA_CHECK(cuda_detail::gemm_minus(blas_, m, n, k, a, int(lda), b, int(ldb), c, int(ldc)));
   }
-  /// The SMs the update queue's cuBLAS calls are sized for (0: all).
-  void update_sm_target(int sms) { TINYBATCH_CUDA_CHECK(cublasSetSmCountTarget(blas_, sms)); }
   // The GPU panel (tslu_cuda.cuh): a cuBLAS and a cuSOLVER handle on queue 0, made on first
   // use; the raw streams.
   cudaStream_t stream(int q) const { return q_[q]; }
@@ -320,7 +318,6 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
   }
   const int b = opt.b ? std::min(opt.b, n) : gpu_panel_block(m, n, rb);
   const int nb = (n + b - 1) / b, mn = std::min(m, n);
-  dev.update_sm_target(opt.update_sms);  // the workspace's handle: set on every call
   const int jb_last = mn - (nb - 1) * b;
   const cudaStream_t ps = dev.stream(pq);
   if (host_a) {
@@ -628,8 +625,6 @@ int hybrid_getrf(int m, int n, T* a, int lda, int* ipiv, const hybrid_options& o
   tinybatch::detail::require(m >= n, "calu::hybrid_getrf", [&] {
     return "m = " + std::to_string(m) + " < n = " + std::to_string(n) + " (wide matrices: calu::getrf)";
   });
-  tinybatch::detail::require(opt.update_sms >= 0, "calu::hybrid_getrf",
-                             [&] { return "options: update_sms = " + std::to_string(opt.update_sms) + " < 0"; });
   if (n == 0) return 0;
   const double start = detail::now();
   if (opt.panel == panel_location::gpu) {

@@ -64,10 +64,6 @@ struct hybrid_options : options {
   /// GPU panels: the tournament's node LUs by tinybatch's one-kernel-per-level (where a
   /// 2b x b node fits in shared memory; cuBLAS otherwise) or by cublas<t>getrfBatched.
   bool tournament_cublas = false;
-  /// GPU panels: the SMs the updates' cuBLAS calls are sized for (cublasSetSmCountTarget;
-  /// 0: all of them). With the tournament on fewer leaves than SMs (row_blocks), the rest of
-  /// the update can then run beside the next panel's tournament instead of before it.
-  int update_sms = 0;
   double g1 = 0;       ///< GEMM flop/s of one CPU core (0: measured before the factorization)
   double g2 = 0;       ///< GEMM flop/s of the GPU (0: measured)
   /// Flop/s of TSLU on a panel on the CPU threads (0: measured; < 0: not used, the panel
