@@ -81,8 +81,9 @@ step tc_rb 150 bash -c "for r in 66 100 116; do $G --methods=hybrid_gpu --row-bl
 grep -E "^hybrid" $OUT/tc_rb.log
 # The two queues over time (timing events around each panel's tournament and LU, the look-ahead
 # column and the rest of the update), one untimed run after the timed ones.
-step tc_trace 60 bash -c "for s in 100000x1024 400000x512 16384x16384; do $B/bench_calu_gpu --reps=1 --tall=\$s \
-  --methods=hybrid_gpu --no-check --trace=$OUT/trace-\$s.csv; done"
+step tc_trace 60 bash -c "for s in 100000x1024 400000x512; do $B/bench_calu_gpu --reps=1 --tall=\$s \
+  --methods=hybrid_gpu --no-check --trace=$OUT/trace-\$s.csv; done; $B/bench_calu_gpu --reps=1 --square=16384 --b=512 \
+  --methods=hybrid_gpu --no-check --trace=$OUT/trace-16384x16384.csv"
 step tc_ncu 90 ncu --cache-control none --clock-control none --kernel-name-base demangled \
   --kernel-name 'regex:tournament_panel|panel_lower|permute_rows' --launch-skip 12 --launch-count 24 --csv --page raw \
   --metrics gpu__time_duration.sum $B/bench_calu_gpu --reps=1 --tall=100000x1024 --methods=hybrid_gpu \
