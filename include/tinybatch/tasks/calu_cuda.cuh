@@ -559,6 +559,13 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
       permute(q, K, J, ncols);
   };
 
+  // The look-ahead column's queue. The tournament's leaves hold an SM each and wait for the
+  // SMs the rest of the update holds when both are queued at once (no preemption): on the
+  // H100 with the look-ahead on queue 2, 100000 x 1024 took 0.0166 s against 0.0145 with it
+  // on queue 1 before the rest (the tournament 0.8 ms a panel instead of 0.52;
+  // calu-prio-2d9a7ee-*). cuSOLVER's per-panel getrf gained from queue 2: 100000 x 2048 0.0347
+  // against 0.0365 - 0.0367.
+  const int la = rb >= 2 ? uq : lq;
   factor_panel(0);
   dev.record(panel_done[0], pq);
   for (int K = 0; K < nb; ++K) {
@@ -567,14 +574,15 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
     const int c1 = (K + 1) * b;
     (void)jb;
     // The look-ahead column K + 1 on queue 2 (high priority): it has every earlier panel's
-    // update once queue 1 has done the first part of step K - 1 (next_ready).
-    dev.wait(lq, panel_done[K]);
-    if (K >= 1) dev.wait(lq, next_ready[K - 1]);
-    const cudaEvent_t e0 = mark(lq);
-    swaps(lq, K, K + 1, width(K + 1));
-    update(lq, K, c1, width(K + 1));
-    span_end("lookahead", K, K + 1, lq, e0);
-    dev.record(column_ready[K + 1], lq);
+    // update once queue 1 has done the first part of step K - 1 (next_ready). With the
+    // tournament, on queue 1 before the rest of the update, as measured faster (la_queue).
+    dev.wait(la, panel_done[K]);
+    if (K >= 1) dev.wait(la, next_ready[K - 1]);
+    const cudaEvent_t e0 = mark(la);
+    swaps(la, K, K + 1, width(K + 1));
+    update(la, K, c1, width(K + 1));
+    span_end("lookahead", K, K + 1, la, e0);
+    dev.record(column_ready[K + 1], la);
     if (K + 2 < nb) {  // the rest on queue 1 (low priority), column K + 2 first; queued before the host waits below
       dev.wait(uq, panel_done[K]);
       const cudaEvent_t e1 = mark(uq);
