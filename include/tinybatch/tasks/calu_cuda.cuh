@@ -113,14 +113,7 @@ class cuda_device {
   using event = cudaEvent_t;
   cuda_device() {
     TINYBATCH_CUDA_CHECK(cudaGetDevice(&device_id_));
-    // Queues 0 and 2 at the highest priority, 1 at the lowest: with the panels on the GPU, the
-    // panel chain (0) and the look-ahead column (2) take SMs before the rest of an update (1),
-    // whose blocks fill what the chain leaves idle (the tournament's tree levels run a few
-    // blocks). Priorities order only kernels; the CPU-panel schedule's copies are unaffected.
-    int least = 0, greatest = 0;
-    TINYBATCH_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    for (int i = 0; i < 3; ++i)
-      TINYBATCH_CUDA_CHECK(cudaStreamCreateWithPriority(&q_[i], cudaStreamNonBlocking, i == 1 ? least : greatest));
+    for (cudaStream_t& s : q_) TINYBATCH_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     TINYBATCH_CUDA_CHECK(cublasCreate(&blas_));
     TINYBATCH_CUDA_CHECK(cublasSetMathMode(blas_, CUBLAS_DEFAULT_MATH));  // no TF32 for float
     TINYBATCH_CUDA_CHECK(cublasSetStream(blas_, q_[1]));
@@ -192,12 +185,14 @@ class cuda_device {
     tinybatch::cuda::check_launch("calu left_swaps_kernel");
   }
   void trsm(int q, int m, int n, const T* a, long long lda, T* b, long long ldb) {
-    if (m > 0 && n > 0) TINYBATCH_CUDA_CHECK(cuda_detail::trsm(blas_on(q), m, n, a, int(lda), b, int(ldb)));
+    (void)q;  // the handle is bound to the update stream, the only one that computes
+    if (m > 0 && n > 0) TINYBATCH_CUDA_CHECK(cuda_detail::trsm(blas_, m, n, a, int(lda), b, int(ldb)));
   }
   void gemm_minus(int q, int m, int n, int k, const T* a, long long lda, const T* b, long long ldb, T* c,
                   long long ldc) {
+    (void)q;
     if (m > 0 && n > 0 && k > 0)
-      TINYBATCH_CUDA_CHECK(cuda_detail::gemm_minus(blas_on(q), m, n, k, a, int(lda), b, int(ldb), c, int(ldc)));
+      TINYBATCH_CUDA_CHECK(cuda_detail::gemm_minus(blas_, m, n, k, a, int(lda), b, int(ldb), c, int(ldc)));
   }
   // The GPU panel (tslu_cuda.cuh): a cuBLAS and a cuSOLVER handle on queue 0, made on first
   // use; the raw streams.
@@ -248,12 +243,7 @@ class cuda_device {
     best->used = true;
     return best->p;
   }
-  /// The update handle, on queue q (its stream moved only when q changes).
-  cublasHandle_t blas_on(int q) {
-    if (q != blas_queue_) TINYBATCH_CUDA_CHECK(cublasSetStream(blas_, q_[q])), blas_queue_ = q;
-    return blas_;
-  }
-  int device_id_ = 0, blas_queue_ = 1;
+  int device_id_ = 0;
   cudaStream_t q_[3] = {nullptr, nullptr, nullptr};
   cublasHandle_t blas_ = nullptr, panel_blas_ = nullptr;
   cusolverDnHandle_t solver_ = nullptr;
@@ -272,17 +262,13 @@ inline bool is_device_pointer(const void* p) {
   return at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged;
 }
 
-/// The hybrid with its panels on the GPU (panel_location::gpu): every step on the GPU, three
+/// The hybrid with its panels on the GPU (panel_location::gpu): every step on the GPU, two
 /// queues ordered by events. Queue 0 factors panel K + 1 (TSLU's tournament, tslu_cuda.cuh;
 /// the chosen rows as interchanges; the unpivoted LU of the panel: its diagonal block and the
-/// rows below, by tslu_cuda.cuh's kernels up to 64 columns, cuSOLVER and cuBLAS wider) once
-/// queue 2 has brought block column K + 1 up to date (the look-ahead column: panel K's
-/// interchanges and update), while queue 1 updates the rest of step K's trailing matrix,
-/// column K + 2 first (the next look-ahead column waits for that part only). Queues 0 and 2
-/// run at the highest stream priority, 1 at the lowest, so the chain of panels keeps its SMs
-/// and the big update fills the rest. The host computes each panel's interchanges from the
-/// tournament's jb rows (it waits for them, an event, while queue 1 runs the big update) and
-/// reads every info once at the end. options::row_blocks >= 2: the
+/// rows below, by tslu_cuda.cuh's kernels up to 64 columns, cuSOLVER and cuBLAS wider) while queue 1 updates the rest of step K's trailing matrix; queue 1
+/// updates block column K + 1 first (the look-ahead column). The host computes each panel's
+/// interchanges from the tournament's jb rows (it waits for them, an event, while queue 1
+/// runs the big update) and reads every info once at the end. options::row_blocks >= 2: the
 /// tournament; for panels of at most 64 columns one launch of tournament_panel with
 /// row_blocks leaves (at most m / jb and 4096), wider ones (or tournament_cublas) a launch
 /// per level of 2b-row nodes whatever the count says; 1: every panel by cuSOLVER's partial
@@ -292,7 +278,7 @@ inline bool is_device_pointer(const void* p) {
 template <class T>
 int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T* dA, long long ldda, int* ipiv,
                        const hybrid_options& opt, hybrid_report* report) {
-  enum { pq = 0, uq = 1, lq = 2 };
+  enum { pq = 0, uq = 1 };
   if (opt.row_blocks == 0 && opt.b == 0 && gpu_whole_getrf_default(m, n)) {
     // cuSOLVER's getrf of the whole matrix (gpu_whole_getrf_default: faster than the panel
     // schedule on square shapes), on the panel queue; the same ipiv and info.
@@ -401,10 +387,8 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
   T* work = dev.device(std::max(1, lwork));
   dev.synchronize_queue(uq);  // the matrix is on the device
 
-  std::vector<cudaEvent_t> panel_done, column_ready, next_ready;
-  for (int K = 0; K < nb; ++K)
-    panel_done.push_back(dev.make_event(false)), column_ready.push_back(dev.make_event(false)),
-        next_ready.push_back(dev.make_event(false));
+  std::vector<cudaEvent_t> panel_done, column_ready;
+  for (int K = 0; K < nb; ++K) panel_done.push_back(dev.make_event(false)), column_ready.push_back(dev.make_event(false));
   cudaEvent_t root_ready = dev.make_event(false);
   // The interchanges' bookkeeping, as in tslu.hpp: where[original row] = its position,
   // at[position] = the original row there; identity between panels (each panel resets the
@@ -544,52 +528,32 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
     if (mp > jb) TINYBATCH_CUDA_CHECK(trsm_right_upper(pblas, mp - jb, jb, a, int(ldda), a + jb, int(ldda)));
     span_end("panel_lu", K, K, pq, lu_start);
   };
-  auto update = [&](int q, int K, int c, int w) {  // columns c .. c + w - 1 by panel K, queue q
+  auto update = [&](int K, int c, int w) {  // columns c .. c + w - 1 by panel K, queue 1
     const int k0 = K * b, jb = std::min(b, mn - k0), below = m - k0 - jb;
     const T* l11 = dcol(K) + k0;
     T* u = dA + std::size_t(c) * ldda + k0;
-    dev.trsm(q, jb, w, l11, ldda, u, ldda);
-    if (below > 0) dev.gemm_minus(q, below, w, jb, l11 + jb, ldda, u, ldda, u + jb, ldda);
-  };
-  auto swaps = [&](int q, int K, int J, int ncols) {  // panel K's interchanges on ncols columns from J
-    const int k0 = K * b, jb = std::min(b, mn - k0);
-    if (pair_count[K] < 0)
-      dev.laswp(q, ncols, dcol(J), ldda, k0, k0 + jb, ipiv_d);
-    else
-      permute(q, K, J, ncols);
+    dev.trsm(uq, jb, w, l11, ldda, u, ldda);
+    if (below > 0) dev.gemm_minus(uq, below, w, jb, l11 + jb, ldda, u, ldda, u + jb, ldda);
   };
 
-  // The look-ahead column's queue. The tournament's leaves hold an SM each and wait for the
-  // SMs the rest of the update holds when both are queued at once (no preemption): on the
-  // H100 with the look-ahead on queue 2, 100000 x 1024 took 0.0166 s against 0.0145 with it
-  // on queue 1 before the rest (the tournament 0.8 ms a panel instead of 0.52;
-  // calu-prio-2d9a7ee-*). cuSOLVER's per-panel getrf gained from queue 2: 100000 x 2048 0.0347
-  // against 0.0365 - 0.0367.
-  const int la = rb >= 2 ? uq : lq;
   factor_panel(0);
   dev.record(panel_done[0], pq);
   for (int K = 0; K < nb; ++K) {
     const int k0 = K * b, jb = std::min(b, mn - k0);
     if (K + 1 >= nb) break;
     const int c1 = (K + 1) * b;
-    (void)jb;
-    // The look-ahead column K + 1 on queue 2 (high priority): it has every earlier panel's
-    // update once queue 1 has done the first part of step K - 1 (next_ready). With the
-    // tournament, on queue 1 before the rest of the update, as measured faster (la_queue).
-    dev.wait(la, panel_done[K]);
-    if (K >= 1) dev.wait(la, next_ready[K - 1]);
-    const cudaEvent_t e0 = mark(la);
-    swaps(la, K, K + 1, width(K + 1));
-    update(la, K, c1, width(K + 1));
-    span_end("lookahead", K, K + 1, la, e0);
-    dev.record(column_ready[K + 1], la);
-    if (K + 2 < nb) {  // the rest on queue 1 (low priority), column K + 2 first; queued before the host waits below
-      dev.wait(uq, panel_done[K]);
+    dev.wait(uq, panel_done[K]);
+    const cudaEvent_t e0 = mark(uq);
+    if (pair_count[K] < 0)
+      dev.laswp(uq, n - c1, dcol(K + 1), ldda, k0, k0 + jb, ipiv_d);
+    else
+      permute(uq, K, K + 1, n - c1);
+    update(K, c1, width(K + 1));
+    span_end("lookahead", K, K + 1, uq, e0);
+    dev.record(column_ready[K + 1], uq);
+    if (K + 2 < nb) {  // queued before the host waits below
       const cudaEvent_t e1 = mark(uq);
-      swaps(uq, K, K + 2, n - c1 - b);
-      update(uq, K, c1 + b, width(K + 2));
-      dev.record(next_ready[K], uq);
-      update(uq, K, c1 + 2 * b, n - c1 - 2 * b);
+      update(K, c1 + b, n - c1 - b);
       span_end("gpu_update", K, K + 2, uq, e1);
     }
     dev.wait(pq, column_ready[K + 1]);
@@ -612,7 +576,7 @@ int gpu_panel_schedule(cuda_device<T>& dev, int m, int n, T* host_a, int lda, T*
     report->events.clear();
     report->host_wait = panel_wait;
     for (const span& x : spans)
-      report->events.push_back({x.what, x.K, x.J, x.q == pq ? -2 : x.q == lq ? -3 : -1, dev.seconds_between(base, x.e0),
+      report->events.push_back({x.what, x.K, x.J, x.q == pq ? -2 : -1, dev.seconds_between(base, x.e0),
                                 dev.seconds_between(base, x.e1)});
   }
   return info;
