@@ -93,13 +93,13 @@ def trace(path, out):
     colors = {k: v for k, v in colors.items() if k in present}
     threads = sorted({int(e["thread"]) for e in ev})
     fig, ax = plt.subplots(figsize=(14, 0.35 * len(threads) + 2))
-    # CPU threads from 0 up; the device's queues (thread < 0: -1 updates, -2 panels, -3 look-ahead) above them.
+    # CPU threads from 0 up; the device's queues (thread < 0: -1 updates, -2 panels) above them.
     rows = [t for t in threads if t >= 0] + sorted((t for t in threads if t < 0), reverse=True)
     for e in ev:
         ax.barh(rows.index(int(e["thread"])), float(e["t1"]) - float(e["t0"]), left=float(e["t0"]),
                 color=colors.get(e["what"], "k"), height=0.8)
     ax.set_yticks(range(len(rows)))
-    names = {-1: "GPU updates", -2: "GPU panels", -3: "GPU look-ahead"}
+    names = {-1: "GPU updates", -2: "GPU panels"}
     ax.set_yticklabels([names.get(t, "GPU") if t < 0 else f"cpu {t}" for t in rows])
     ax.set_xlabel("seconds")
     ax.set_title(title)
